@@ -1,0 +1,29 @@
+/* collector.h - what every part of a report comes from. A collector is
+ * opened once (loading BPF programs, finding cgroupfs), then asked at the end
+ * of each interval to add its section to the report and start counting the
+ * next interval. The table of collectors lives in collectors.c.
+ */
+#ifndef SCHEDIO_AGENT_COLLECTOR_H
+#define SCHEDIO_AGENT_COLLECTOR_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+struct agent_options {
+	unsigned cgroup_depth;  /* cgroups deeper than this count in their ancestor */
+};
+
+struct collector {
+	const char *name;
+	/* Prepares the collector; returns 0, or -errno with the reason logged (the agent cannot run). */
+	int (*open)(const struct agent_options *opt, void **state);
+	/* Adds this collector's part to report for the interval that just ended and starts the next; 0 or -errno. */
+	int (*collect)(void *state, cJSON *report);
+	/* Releases everything open() took; state may be NULL. */
+	void (*close)(void *state);
+};
+
+/* Every collector, in report order, NULL-terminated. */
+extern const struct collector *const collectors[];
+
+#endif /* SCHEDIO_AGENT_COLLECTOR_H */

@@ -1,0 +1,8 @@
+/* collectors.c - the table of collectors a report is built from. */
+#include "agent/collector.h"
+#include "agent/host_info.h"
+
+const struct collector *const collectors[] = {
+	&host_info_collector,
+	NULL,
+};

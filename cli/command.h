@@ -1,0 +1,19 @@
+/* command.h - the schedio CLI's subcommands: each lives in cmd_<name>.c and
+ * is listed in the table in main.c.
+ */
+#ifndef SCHEDIO_CLI_COMMAND_H
+#define SCHEDIO_CLI_COMMAND_H
+
+struct command {
+	const char *name;
+	const char *summary; /* one line for `schedio --help` */
+	int (*run)(int argc, char **argv); /* argv[0] is the command name; returns the exit status */
+};
+
+/* Default server URL: $SCHEDIO_SERVER, else http://127.0.0.1:8080. */
+const char *command_default_server(void);
+
+/* schedio health: asks a server whether it is up. */
+int cmd_health(int argc, char **argv);
+
+#endif /* SCHEDIO_CLI_COMMAND_H */

@@ -1,0 +1,21 @@
+/* http_client.h - the CLI's requests to the server (libcurl). */
+#ifndef SCHEDIO_CLI_HTTP_CLIENT_H
+#define SCHEDIO_CLI_HTTP_CLIENT_H
+
+#include <stddef.h>
+
+struct http_result {
+	long status;      /* HTTP status, or -1 when no answer came */
+	char *body;       /* response body, NUL-terminated (malloc'd) */
+	size_t len;
+	char error[2400]; /* transport error when status is -1 */
+};
+
+/* Sends method to server+path with an optional body and bearer token; fills res.
+ * Returns 0 when an answer came (any status), -1 otherwise. */
+int http_client_request(const char *server, const char *method, const char *path, const char *token,
+			const void *body, size_t len, const char *content_type, struct http_result *res);
+/* Frees the body of res. */
+void http_result_free(struct http_result *res);
+
+#endif /* SCHEDIO_CLI_HTTP_CLIENT_H */

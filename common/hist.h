@@ -1,0 +1,25 @@
+/* hist.h - reading the shared histogram layout (bpf/hist.h) in user space:
+ * bucket bounds, quantiles, sparse encoding and merging. Used by the agent to
+ * summarise an interval and by the server to summarise merged histograms, so
+ * both compute percentiles the same way.
+ */
+#ifndef SCHEDIO_COMMON_HIST_H
+#define SCHEDIO_COMMON_HIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/hist.h" /* the layout contract */
+
+/* Smallest value that lands in bucket idx. */
+uint64_t hist_bucket_lower(uint32_t idx);
+/* Largest value that lands in bucket idx (UINT64_MAX for the last bucket). */
+uint64_t hist_bucket_upper(uint32_t idx);
+/* Value reported for bucket idx: the middle of its range (within 2^-(g+1)). */
+uint64_t hist_bucket_value(uint32_t idx);
+/* Quantile q in [0,1] of dense buckets[HIST_BUCKETS] by nearest rank; 0 if empty. */
+uint64_t hist_quantile(const uint64_t *buckets, double q);
+/* Total count of dense buckets[HIST_BUCKETS]. */
+uint64_t hist_total(const uint64_t *buckets);
+
+#endif /* SCHEDIO_COMMON_HIST_H */

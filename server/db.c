@@ -1,0 +1,61 @@
+/* db.c - see db.h. The version check runs before anything that writes (even
+ * switching the journal mode writes), so a database from a newer schedio is
+ * left exactly as it was found.
+ */
+#include "server/db.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server/migrate.h"
+
+static void remove_db_files(const char *path)
+{
+	char p[PATH_MAX];
+
+	unlink(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+}
+
+sqlite3 *db_open(const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	struct stat st;
+	bool created = stat(path, &st) != 0;
+	char merr[512];
+
+	if (!created && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "database %s is not a regular file", path);
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "cannot open database %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(db, 5000);
+	sqlite3_extended_result_codes(db, 1);
+	if (migrate_sqlite(db, merr, sizeof(merr)) < 0) {
+		snprintf(err, errlen, "database %s: %s", path, merr);
+		goto fail;
+	}
+	if (sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", NULL, NULL,
+			 NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "database %s: cannot enable WAL: %s", path, sqlite3_errmsg(db));
+		goto fail;
+	}
+	return db;
+fail:
+	sqlite3_close(db);
+	if (created)
+		remove_db_files(path);
+	return NULL;
+}

@@ -1,0 +1,134 @@
+/* route.c - the server's route table and its matcher. Every API path is
+ * listed here, so this file is the index of the HTTP API; schema/openapi.yaml
+ * documents the same list. A path that matches a pattern under another
+ * method answers 405 with Allow, so clients can tell a typo from a misuse.
+ */
+#include "server/route.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/api.h"
+
+static const struct route routes[] = {
+	{ "GET", "/healthz", api_healthz },
+};
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Percent-decodes [s, s+len) into a new string; NULL on a bad escape or %00. */
+static char *segment_decode(const char *s, size_t len)
+{
+	char *out = malloc(len + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		int hi, lo;
+
+		if (s[i] != '%') {
+			*o++ = s[i];
+			continue;
+		}
+		hi = i + 2 < len ? hexval((unsigned char)s[i + 1]) : -1;
+		lo = i + 2 < len ? hexval((unsigned char)s[i + 2]) : -1;
+		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+			free(out);
+			return NULL;
+		}
+		*o++ = (char)(hi * 16 + lo);
+		i += 2;
+	}
+	*o = '\0';
+	return out;
+}
+
+int route_match(const char *pattern, const char *path, char **args, int max)
+{
+	int n = 0;
+
+	while (*pattern && *path) {
+		const char *pe, *se;
+		size_t plen, slen;
+
+		if (*pattern != '/' || *path != '/')
+			goto nomatch;
+		pattern++;
+		path++;
+		pe = strchr(pattern, '/');
+		se = strchr(path, '/');
+		plen = pe ? (size_t)(pe - pattern) : strlen(pattern);
+		slen = se ? (size_t)(se - path) : strlen(path);
+		if (plen >= 2 && pattern[0] == '{' && pattern[plen - 1] == '}') {
+			if (slen == 0 || n >= max)
+				goto nomatch;
+			args[n] = segment_decode(path, slen);
+			if (!args[n])
+				goto nomatch;
+			n++;
+		} else if (plen != slen || memcmp(pattern, path, plen) != 0) {
+			goto nomatch;
+		}
+		pattern += plen;
+		path += slen;
+	}
+	if (*pattern || *path)
+		goto nomatch;
+	return n;
+nomatch:
+	for (int i = 0; i < n; i++) {
+		free(args[i]);
+		args[i] = NULL;
+	}
+	return -1;
+}
+
+static bool is_api_path(const char *path)
+{
+	return strncmp(path, "/api/", 5) == 0 || strcmp(path, "/healthz") == 0 || strcmp(path, "/metrics") == 0;
+}
+
+enum MHD_Result route_dispatch(struct http_request *req)
+{
+	char allow[64] = "";
+	size_t nroutes = sizeof(routes) / sizeof(routes[0]);
+
+	if (!is_api_path(req->path)) {
+		if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD"))
+			return http_reply_error(req, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is allowed on dashboard paths");
+		return api_static(req);
+	}
+	for (size_t i = 0; i < nroutes; i++) {
+		char *args[HTTP_MAX_PATH_ARGS] = { 0 };
+		int n = route_match(routes[i].pattern, req->path, args, HTTP_MAX_PATH_ARGS);
+
+		if (n < 0)
+			continue;
+		if (strcmp(routes[i].method, req->method) == 0 ||
+		    (strcmp(req->method, "HEAD") == 0 && strcmp(routes[i].method, "GET") == 0)) {
+			memcpy(req->args, args, sizeof(args));
+			req->nargs = n;
+			return routes[i].handler(req);
+		}
+		for (int k = 0; k < n; k++)
+			free(args[k]);
+		if (!strstr(allow, routes[i].method)) {
+			if (*allow)
+				strncat(allow, ", ", sizeof(allow) - strlen(allow) - 1);
+			strncat(allow, routes[i].method, sizeof(allow) - strlen(allow) - 1);
+		}
+	}
+	if (*allow)
+		return http_reply_error_allow(req, allow);
+	return http_reply_error(req, MHD_HTTP_NOT_FOUND, "no such API path");
+}

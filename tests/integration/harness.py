@@ -1,0 +1,136 @@
+"""harness.py - what integration tests share: the built programs, a real
+schedio-server on an ephemeral loopback port with a real SQLite file, and a
+real HTTP client (http.client). Python's standard library only."""
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.parse
+
+BIN = os.environ.get("SCHEDIO_BIN") or os.path.join(os.path.dirname(__file__), "..", "..", "build", "bin")
+SOURCE = os.environ.get("SCHEDIO_SOURCE") or os.path.join(os.path.dirname(__file__), "..", "..")
+DATA = os.environ.get("SCHEDIO_DATA") or os.path.join(SOURCE, "..", "shared", "data")
+SANITIZE = os.environ.get("SCHEDIO_SANITIZE") == "1"
+
+
+def binary(name):
+    return os.path.join(BIN, name)
+
+
+def run(args, timeout=120, **kw):
+    """Runs a command to completion; returns CompletedProcess with text output."""
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    def json(self):
+        return json.loads(self.body)
+
+    def header(self, name):
+        return self.headers.get(name.lower())
+
+
+def request(base, method, path, body=None, headers=None, timeout=30):
+    """One HTTP request on a fresh connection; returns Response."""
+    u = urllib.parse.urlsplit(base)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
+    try:
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+            headers = {"Content-Type": "application/json", **(headers or {})}
+        elif isinstance(body, str):
+            body = body.encode()
+        conn.request(method, path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        data = r.read()
+        return Response(r.status, {k.lower(): v for k, v in r.getheaders()}, data)
+    finally:
+        conn.close()
+
+
+class Server:
+    """A schedio-server process on 127.0.0.1:0 with its own database file."""
+
+    def __init__(self, *args, db=None, workdir=None):
+        self.workdir = workdir or tempfile.mkdtemp(prefix="schedio-test-")
+        self.db = db or os.path.join(self.workdir, "schedio.db")
+        self.args = list(args)
+        self.proc = None
+        self.url = None
+        self.stderr_path = os.path.join(self.workdir, "server.stderr")
+
+    def start(self, timeout=20):
+        self.stderr = open(self.stderr_path, "w")
+        self.proc = subprocess.Popen(
+            [binary("schedio-server"), "--listen", "127.0.0.1:0", "--db", self.db, *self.args],
+            stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            m = re.match(r"schedio-server listening on (http://\S+?)/?$", line.strip())
+            if m:
+                self.url = m.group(1)
+                return self
+        self.proc.kill()
+        raise RuntimeError("server did not start: " + open(self.stderr_path).read())
+
+    def request(self, method, path, body=None, headers=None, timeout=30):
+        return request(self.url, method, path, body, headers, timeout)
+
+    def get_json(self, path, expect=200):
+        r = self.request("GET", path)
+        if r.status != expect:
+            raise AssertionError(f"GET {path}: {r.status} {r.body[:300]!r}")
+        return r.json()
+
+    def stop(self, sig=signal.SIGTERM, check=True):
+        """Stops the server; with check, asserts a clean exit (sanitizers included)."""
+        if not self.proc:
+            return 0
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            rc = self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+        self.proc.stdout.close()
+        self.stderr.close()
+        self.proc = None
+        if check and sig == signal.SIGTERM and rc != 0:
+            raise AssertionError(f"server exited {rc}: " + open(self.stderr_path).read()[-3000:])
+        return rc
+
+    def cleanup(self):
+        if self.proc:
+            self.stop(signal.SIGKILL, check=False)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        try:
+            if self.proc:
+                self.stop(check=exc[0] is None)
+        finally:
+            self.cleanup()
+
+
+def main():
+    """Runs the calling module's unittest cases with verbose output."""
+    unittest.main(module="__main__", verbosity=2)

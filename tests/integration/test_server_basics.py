@@ -1,0 +1,131 @@
+"""test_server_basics.py - schedio-server's foundation: /healthz, the route
+table's 404/405 answers, migrations recorded and refused when newer, the
+dashboard served, and one clear line for unusable flags, ports and paths."""
+import hashlib
+import os
+import socket
+import sqlite3
+import stat
+import tempfile
+import unittest
+
+from harness import Server, binary, main, run
+
+
+class ServerBasics(unittest.TestCase):
+    def test_healthz_answers_ok_with_version(self):
+        with Server() as s:
+            r = s.request("GET", "/healthz")
+            self.assertEqual(r.status, 200)
+            self.assertEqual(r.header("content-type"), "application/json")
+            doc = r.json()
+            self.assertEqual(doc["status"], "ok")
+            self.assertRegex(doc["version"], r"^\d+\.\d+\.\d+")
+
+    def test_unknown_api_path_is_404_json(self):
+        with Server() as s:
+            r = s.request("GET", "/api/v1/no/such/thing")
+            self.assertEqual(r.status, 404)
+            self.assertIn("error", r.json())
+
+    def test_wrong_method_is_405_with_allow(self):
+        with Server() as s:
+            r = s.request("DELETE", "/healthz")
+            self.assertEqual(r.status, 405)
+            self.assertEqual(r.header("allow"), "GET")
+            self.assertIn("error", r.json())
+
+    def test_migrations_recorded_and_database_reused(self):
+        with Server() as s:
+            db = s.db
+            s.get_json("/healthz")
+            s.stop()
+            con = sqlite3.connect(db)
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            created = con.execute("SELECT value FROM server_meta WHERE key='created_ms'").fetchone()[0]
+            con.close()
+            self.assertGreaterEqual(version, 1)
+            s.start()  # second start on the same file: no migration error, same database
+            s.get_json("/healthz")
+            s.stop()
+            con = sqlite3.connect(db)
+            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], version)
+            self.assertEqual(con.execute("SELECT value FROM server_meta WHERE key='created_ms'").fetchone()[0],
+                             created)
+            con.close()
+
+    def test_newer_database_is_refused_and_left_untouched(self):
+        d = tempfile.mkdtemp()
+        db = os.path.join(d, "future.db")
+        con = sqlite3.connect(db)
+        con.execute("CREATE TABLE from_the_future (x)")
+        con.execute("PRAGMA user_version = 999999")
+        con.commit()
+        con.close()
+        before = hashlib.sha256(open(db, "rb").read()).hexdigest()
+        r = run([binary("schedio-server"), "--listen", "127.0.0.1:0", "--db", db])
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("newer", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertEqual(hashlib.sha256(open(db, "rb").read()).hexdigest(), before)
+        self.assertEqual(sorted(os.listdir(d)), ["future.db"])
+
+    def test_port_in_use_is_one_clear_line(self):
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(1)
+        port = sock.getsockname()[1]
+        d = tempfile.mkdtemp()
+        try:
+            r = run([binary("schedio-server"), "--listen", f"127.0.0.1:{port}", "--db", os.path.join(d, "x.db")])
+        finally:
+            sock.close()
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("Address already in use", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertEqual(os.listdir(d), [])
+
+    def test_unwritable_database_folder_is_one_clear_line(self):
+        d = tempfile.mkdtemp()
+        os.chmod(d, stat.S_IRUSR | stat.S_IXUSR)
+        # root ignores permissions; a folder inside a missing one is unwritable for everyone
+        for db in (os.path.join(d, "missing", "x.db"), "/proc/schedio-test.db"):
+            r = run([binary("schedio-server"), "--listen", "127.0.0.1:0", "--db", db])
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("cannot open database", r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertFalse(os.path.exists(db))
+
+    def test_bad_flags_exit_2_with_one_line(self):
+        for args in (["--bogus"], ["--threads", "zero"], ["--listen"], ["extra-arg"], ["nosuchcommand"]):
+            r = run([binary("schedio-server"), *args])
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn("schedio-server:", r.stderr)
+
+    def test_bad_listen_address_is_rejected(self):
+        r = run([binary("schedio-server"), "--listen", "not-an-address", "--db", "/tmp/never.db"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("bad listen address", r.stderr)
+
+    def test_help_and_version(self):
+        r = run([binary("schedio-server"), "--help"])
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("--listen", r.stdout)
+        r = run([binary("schedio-server"), "--version"])
+        self.assertEqual(r.returncode, 0)
+        self.assertRegex(r.stdout, r"^schedio-server \d+\.\d+\.\d+")
+
+    def test_dashboard_served_without_flags(self):
+        with Server() as s:
+            r = s.request("GET", "/")
+            self.assertEqual(r.status, 200)
+            self.assertIn(b"<title>schedio", r.body)
+            r = s.request("GET", "/vendor/chart.umd.min.js")
+            self.assertEqual(r.status, 200)
+            self.assertGreater(len(r.body), 100000)
+            self.assertEqual(s.request("GET", "/../../etc/passwd").status, 404)
+            self.assertEqual(s.request("GET", "/%2e%2e/%2e%2e/etc/passwd").status, 404)
+
+
+if __name__ == "__main__":
+    main()
