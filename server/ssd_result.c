@@ -315,6 +315,11 @@ int ssd_result_parse(const void *body, size_t len, size_t max_inflated, struct s
 		rc = fail(err, errlen, 413, "the file is larger than the limit of %zu bytes", max_inflated);
 		goto out;
 	}
+	/* cJSON ends strings at an escaped NUL, which would silently shorten a model name */
+	if (memmem(json, json_len, "\\u0000", 6)) {
+		rc = fail(err, errlen, 422, "the JSON contains a \\u0000 (NUL) escape");
+		goto out;
+	}
 	doc = cJSON_ParseWithLength(json, json_len);
 	if (!doc) {
 		rc = fail(err, errlen, 400, "the file is neither gzip nor valid JSON");
