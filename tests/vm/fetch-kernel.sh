@@ -3,15 +3,17 @@
 # without installing it: `apt-get download` into a cache folder, `dpkg-deb -x`.
 #
 # Usage: fetch-kernel.sh SUITE CACHE_DIR
-#   SUITE  bookworm  Debian 12's kernel (6.1), from the machine's own apt lists
-#          sid       the kernel of Debian sid (7.x, CONFIG_SCHED_CLASS_EXT=y),
-#                    from a private apt sources file and lists dir in CACHE_DIR;
-#                    the machine's apt configuration is never changed
+#   SUITE  bookworm  Debian 12's kernel (6.1)
+#          sid       the kernel of Debian sid (7.x, CONFIG_SCHED_CLASS_EXT=y)
+#          The machine's own release comes from its apt lists; any other suite
+#          from a private apt sources file and lists dir in CACHE_DIR, so the
+#          machine's apt configuration is never changed.
 # Prints the unpacked kernel dir: vmlinuz, config, version, lib/modules/<ver>,
 # and vmlinux (uncompressed, for a faster boot) when the kernel has PVH.
-# A second run with the cache present does nothing.
-# Env: SCHEDIO_DEBIAN_MIRROR overrides the mirror used for sid (default: the
-# mirror that serves the machine's own Debian release in its apt sources).
+# A second run with the cache present does nothing (delete CACHE_DIR/kernel-SUITE
+# to take a newer kernel). Concurrent runs wait for each other.
+# Env: SCHEDIO_DEBIAN_MIRROR overrides the mirror for other suites (default:
+# the mirror that serves the machine's own Debian release in its apt sources).
 set -euo pipefail
 
 die() { echo "fetch-kernel: $*" >&2; exit 1; }
@@ -19,40 +21,39 @@ die() { echo "fetch-kernel: $*" >&2; exit 1; }
 [ $# -eq 2 ] || die "usage: fetch-kernel.sh bookworm|sid CACHE_DIR"
 suite=$1
 cache=$2
-case $suite in bookworm | sid) ;; *) die "unknown suite '$suite' (bookworm or sid)" ;; esac
+[[ $suite =~ ^[a-z][a-z0-9-]*$ ]] || die "bad suite name '$suite'"
 
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 root=$cache/kernel-$suite
-if [ -f "$root/.complete" ]; then
-	echo "$root"
-	exit 0
-fi
+[ -f "$root/.complete" ] && { echo "$root"; exit 0; }
+exec 9>"$cache/.fetch-$suite.lock"
+flock 9
+[ -f "$root/.complete" ] && { echo "$root"; exit 0; }
 
 debs=$cache/debs-$suite
 mkdir -p "$debs"
 # Downloads go to our cache as root; apt's _apt sandbox user may not reach it.
 apt_opts=(-o APT::Sandbox::User=root)
 
+host_release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 # The mirror that serves this machine's own Debian release, as apt sees it.
 host_mirror() {
-	local codename
-	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 	apt-get indextargets --format '$(SITE) $(RELEASE)' 2>/dev/null |
-		awk -v r="$codename" '$2 == r { print $1; exit }'
+		awk -v r="$host_release" '$2 == r { print $1; exit }'
 }
 
-if [ "$suite" = sid ]; then
+if [ "$suite" != "$host_release" ]; then
 	mirror=${SCHEDIO_DEBIAN_MIRROR:-$(host_mirror)}
 	[ -n "$mirror" ] || die "no Debian mirror found in the apt sources; set SCHEDIO_DEBIAN_MIRROR"
-	aptdir=$cache/apt-sid
+	aptdir=$cache/apt-$suite
 	mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror sid main" \
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" \
 		>"$aptdir/sources.list"
 	apt_opts+=(-o "Dir::Etc::sourcelist=$aptdir/sources.list" -o "Dir::Etc::sourceparts=-"
 		-o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"
 		-o "APT::Get::List-Cleanup=0")
-	apt-get "${apt_opts[@]}" -qq update >&2 || die "apt-get update for sid failed ($mirror)"
+	apt-get "${apt_opts[@]}" -qq update >&2 || die "apt-get update for $suite failed ($mirror)"
 fi
 
 # linux-image-amd64 is a metapackage; the kernel is its linux-image-<ver>-amd64 dependency.

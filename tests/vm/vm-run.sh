@@ -18,7 +18,9 @@
 # 1 GiB sparse scratch disk $VM_DISK (/dev/vda, MAJ:MIN in $VM_DISK_DEV).
 # Its stdout and stderr become vm-run.sh's stdout. Exit status: the script's,
 # or 124 when the VM timed out, 125 when the VM gave no result.
-# Env: SCHEDIO_VM_MEM (MiB, default 1536), SCHEDIO_VM_CPUS (default 2).
+# Env: SCHEDIO_VM_MEM (MiB, default 1536), SCHEDIO_VM_CPUS (default 2),
+# SCHEDIO_VM_APPEND (more kernel command line; `loglevel=7` with -l shows the
+# whole boot).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +31,7 @@ mem=${SCHEDIO_VM_MEM:-1536}
 cpus=${SCHEDIO_VM_CPUS:-2}
 
 die() { echo "vm-run: $*" >&2; exit 125; }
-usage() { sed -n '5,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 125; }
+usage() { sed -n '5,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 125; }
 
 suite= kdir= outdir= log=
 initramfs_args=()
@@ -82,7 +84,7 @@ start=$(date +%s.%N)
 qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$mem" \
 	-display none -monitor none -serial "file:$console" -nic none -no-reboot \
 	-kernel "$kernel" -initrd "$tmp/initramfs.cpio" \
-	-append "console=ttyS0 cgroup_no_v1=all panic=-1 rdinit=/init quiet" \
+	-append "console=ttyS0 cgroup_no_v1=all panic=-1 rdinit=/init quiet ${SCHEDIO_VM_APPEND:-}" \
 	"${drives[@]}" </dev/null >"$tmp/qemu.out" 2>&1 &
 qemu_pid=$!
 
