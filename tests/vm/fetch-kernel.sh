@@ -116,4 +116,5 @@ touch "$tmp/.complete"
 rm -rf "$root"
 mv "$tmp" "$root"
 trap - EXIT
+rm -rf "$debs"
 echo "$root"
