@@ -86,7 +86,7 @@ start=$(date +%s.%N)
 qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp "$cpus" -m "$mem" \
 	-display none -monitor none -serial "file:$console" -nic none -no-reboot \
 	-kernel "$kernel" -initrd "$tmp/initramfs.cpio" \
-	-append "console=ttyS0 cgroup_no_v1=all panic=-1 rdinit=/init quiet ${SCHEDIO_VM_APPEND:-}" \
+	-append "console=ttyS0 cgroup_no_v1=all panic=-1 oops=panic rdinit=/init quiet ${SCHEDIO_VM_APPEND:-}" \
 	"${drives[@]}" </dev/null >"$tmp/qemu.out" 2>&1 &
 qemu_pid=$!
 
