@@ -189,6 +189,23 @@ static int take_solutions(const cJSON *sols, struct ssd_result *out, char *err, 
 	return 0;
 }
 
+/* Strict MAJOR.MINOR prefix (digits only, no signs or spaces, at most 3 digits each). */
+static bool parse_version(const char *s, int *maj, int *min)
+{
+	const char *p = s;
+	size_t n = strspn(p, "0123456789");
+
+	if (n == 0 || n > 3 || p[n] != '.')
+		return false;
+	*maj = atoi(p);
+	p += n + 1;
+	n = strspn(p, "0123456789");
+	if (n == 0 || n > 3)
+		return false;
+	*min = atoi(p);
+	return true;
+}
+
 /* Device facts from the first job whose sysreqs_report names a device. */
 static int take_device(const cJSON *jobs, struct ssd_result *out, char *err, size_t errlen)
 {
@@ -235,8 +252,7 @@ static int take_device(const cJSON *jobs, struct ssd_result *out, char *err, siz
 	rc = take_string(get(sysinfo, "bench_version"), "bench_version", ver, sizeof(ver), false, err, errlen);
 	if (rc > 1)
 		return rc;
-	if (rc == 1 || sscanf(ver, "%d.%d", &out->bench_major, &out->bench_minor) != 2 || out->bench_major < 0 ||
-	    out->bench_minor < 0 || out->bench_major > 999 || out->bench_minor > 999)
+	if (rc == 1 || !parse_version(ver, &out->bench_major, &out->bench_minor))
 		return fail(err, errlen, 422, "sysinfo.bench_version is missing or not MAJOR.MINOR[.PATCH]");
 	ver[strcspn(ver, " \t")] = '\0';
 	snprintf(out->bench_version, sizeof(out->bench_version), "%s", ver);
@@ -432,7 +448,7 @@ int ssd_result_from_json(const cJSON *doc, struct ssd_result *out)
 	    copy_str(doc, "kernel", out->kernel, sizeof(out->kernel)) ||
 	    copy_str(doc, "bench_version", out->bench_version, sizeof(out->bench_version)) || !cJSON_IsNumber(size) ||
 	    !cJSON_IsBool(get(doc, "merged")) || !cJSON_IsObject(sols) ||
-	    sscanf(out->bench_version, "%d.%d", &out->bench_major, &out->bench_minor) != 2)
+	    !parse_version(out->bench_version, &out->bench_major, &out->bench_minor))
 		return -1;
 	ssd_model_id(out->model, out->model_id);
 	out->size_bytes = (uint64_t)size->valuedouble;

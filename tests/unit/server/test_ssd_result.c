@@ -126,6 +126,8 @@ static void test_refuses_with_reasons(void **state)
 		{ "\" FW1 \"", "\"x*\"", 422, "scr_dev_fwrev" },
 		{ "\"sysreqs_report\"", "\"other\"", 422, "sysreqs_report" },
 		{ "\"2.2.3 x86_64\"", "\"v2\"", 422, "bench_version" },
+		{ "\"2.2.3 x86_64\"", "\"2. 2\"", 422, "bench_version" }, /* found by the fuzzer */
+		{ "\"2.2.3 x86_64\"", "\"-2.2\"", 422, "bench_version" },
 		{ "\"rbps\":1,", "\"rbps\":-1,", 422, "rbps" },
 		{ "\"rbps\":1,", "\"rbps\":1e300,", 422, "rbps" },
 		{ "\"rbps\":1,", "\"rbps\":\"1\",", 422, "rbps" },
