@@ -21,6 +21,7 @@
 #include <nettle/md5.h>
 
 #include "common/gz.h"
+#include "server/ssd_jobs.h"
 
 const char *const ssd_model_keys[SSD_NPARAMS] = { "rbps", "rseqiops", "rrandiops", "wbps", "wseqiops", "wrandiops" };
 const char *const ssd_qos_keys[SSD_NPARAMS] = { "rpct", "rlat", "wpct", "wlat", "min", "max" };
@@ -312,6 +313,7 @@ int ssd_result_parse(const void *body, size_t len, size_t max_inflated, struct s
 	size_t json_len = len;
 	cJSON *doc = NULL;
 	struct md5_ctx md5;
+	bool oom;
 	uint8_t digest[MD5_DIGEST_SIZE];
 	int rc;
 
@@ -336,7 +338,11 @@ int ssd_result_parse(const void *body, size_t len, size_t max_inflated, struct s
 		rc = fail(err, errlen, 422, "the JSON contains a \\u0000 (NUL) escape");
 		goto out;
 	}
-	doc = cJSON_ParseWithLength(json, json_len);
+	doc = ssd_jobs_parse(json, json_len, &oom);
+	if (!doc && oom) {
+		rc = fail(err, errlen, 503, "out of memory reading the file");
+		goto out;
+	}
 	if (!doc) {
 		rc = fail(err, errlen, 400, "the file is neither gzip nor valid JSON");
 		goto out;

@@ -53,7 +53,7 @@ struct ssd_result {
 
 /* Parses a submitted file (gzip by magic bytes, else JSON) into out, inflating at most
  * max_inflated bytes. Returns 0, or the HTTP status of the failure (400 unreadable,
- * 413 too large when inflated, 422 unusable) with the reason in err. */
+ * 413 too large when inflated, 422 unusable, 503 out of memory) with the reason in err. */
 int ssd_result_parse(const void *body, size_t len, size_t max_inflated, struct ssd_result *out, char *err,
 		     size_t errlen);
 /* Builds the read-back JSON of a result (id, model, fwrev, ..., solutions); NULL on OOM. */
