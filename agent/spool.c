@@ -122,11 +122,12 @@ static int load_file(struct spool *sp, const char *name, struct spool_header *h,
 		err = -EBADMSG;
 		goto out;
 	}
-	buf = malloc(h->len ? h->len : 1);
+	buf = malloc((size_t)h->len + 1);
 	if (!buf) {
 		err = -ENOMEM;
 		goto out;
 	}
+	((char *)buf)[h->len] = '\0'; /* callers may treat a text payload as a string */
 	err = read_full(fd, buf, h->len);
 	if (err == -EIO)
 		err = -EBADMSG;
