@@ -42,6 +42,8 @@ class ReportReceiver:
         self.stored = {}          # (host_id, seq) -> report
         self.posts = []           # (seq, status) per POST, in arrival order
         self.resent_after_ack = 0 # POSTs for a (host, seq) that had already had a 2xx
+        self.client_ports = []    # the agent's source port per POST: keep-alive reuses one
+        self.plain_bodies = 0     # POSTs not gzip'd
         self.httpd = None
         self.conns = set()
 
@@ -82,8 +84,13 @@ class ReportReceiver:
                     with rcv.lock:
                         rcv.posts.append((None, 401))
                     return self.reply(401, {"error": "missing or wrong bearer token"})
+                with rcv.lock:
+                    rcv.client_ports.append(self.client_address[1])
                 if self.headers.get("Content-Encoding") == "gzip":
                     body = gzip.decompress(body)
+                else:
+                    with rcv.lock:
+                        rcv.plain_bodies += 1
                 rep = json.loads(body)
                 key = (rep["host"]["id"], rep["seq"])
                 status = rcv.fail_status or 200

@@ -30,6 +30,14 @@ class DeliveryTest(unittest.TestCase):
     def assert_contiguous(self, seqs):
         self.assertEqual(seqs, list(range(1, len(seqs) + 1)), "a seq is missing or stored twice")
 
+    def test_reports_are_gzipped_over_one_kept_alive_connection(self):
+        rcv = self.rcv
+        agent = self.agent = Agent("--server", rcv.url, "--interval", "1").start()
+        wait_for(lambda: len(rcv.seqs(self.hid)) >= 5, 20, "five reports")
+        agent.stop()
+        self.assertEqual(rcv.plain_bodies, 0)
+        self.assertEqual(len(set(rcv.client_ports)), 1, "each report opened a new connection")
+
     def test_kill9_during_outage_then_restart_loses_nothing(self):
         rcv = self.rcv
         agent = self.agent = Agent("--server", rcv.url, "--interval", "1", "--backoff-max", "2").start()
