@@ -124,3 +124,35 @@ void ssd_match_current_from_json(const cJSON *disk, struct ssd_iocost_current *c
 	cur->has_model = take_values(cJSON_GetObjectItemCaseSensitive(disk, "model"), ssd_model_keys, cur->model);
 	cur->has_qos = take_values(qos, ssd_qos_keys, cur->qos);
 }
+
+int ssd_match_annotate_disks(struct ssd_store *st, cJSON *disks)
+{
+	struct ssd_match *m = malloc(sizeof(*m));
+	cJSON *disk;
+	int rc = 0;
+
+	if (!m)
+		return -ENOMEM;
+	cJSON_ArrayForEach(disk, disks)
+	{
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(disk, "model");
+		const cJSON *fw = cJSON_GetObjectItemCaseSensitive(disk, "fwrev");
+		const cJSON *io = cJSON_GetObjectItemCaseSensitive(disk, "iocost");
+		struct ssd_iocost_current cur;
+
+		if (!cJSON_IsObject(disk))
+			continue;
+		ssd_match_current_from_json(cJSON_IsObject(io) ? io : disk, &cur);
+		rc = ssd_match_disk(st, cJSON_IsString(name) ? name->valuestring : NULL,
+				    cJSON_IsString(fw) ? fw->valuestring : NULL, &cur, m);
+		if (rc < 0)
+			break;
+		cJSON_DeleteItemFromObjectCaseSensitive(disk, "recommendation");
+		if (!cJSON_AddStringToObject(disk, "recommendation", ssd_match_state_name(m->state))) {
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	free(m);
+	return rc;
+}

@@ -41,4 +41,10 @@ int ssd_match_disk(struct ssd_store *st, const char *model, const char *fwrev, c
  * the report's iocost.disks[] or the hosts API's disks[].iocost) into cur. */
 void ssd_match_current_from_json(const cJSON *disk, struct ssd_iocost_current *cur);
 
+/* Adds "recommendation": "in_use"|"differs"|"no_data" to every object in the JSON array
+ * disks (the hosts API's disk objects: "model" and "fwrev" strings, the io.cost state
+ * in "iocost" {"enabled", "model", "qos"} or, as in reports, on the disk itself).
+ * Returns 0 or -errno (disks untouched past the failing one). */
+int ssd_match_annotate_disks(struct ssd_store *st, cJSON *disks);
+
 #endif /* SCHEDIO_SERVER_SSD_MATCH_H */

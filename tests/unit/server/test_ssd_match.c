@@ -138,6 +138,29 @@ static void test_disk_lookup_through_the_store(void **state)
 	assert_int_equal(ssd_match_disk(st, NULL, NULL, &c, m), 0);
 	assert_int_equal(m->state, SSD_MATCH_NO_DATA);
 
+	/* the hosts API's disk objects, annotated in place */
+	{
+		cJSON *disks = cJSON_Parse(
+			"[{\"dev\":\"259:0\",\"model\":\"Test SSD 1TB  \",\"fwrev\":\"FW2\",\"iocost\":{\"enabled\":true,"
+			"\"model\":{\"ctrl\":\"user\",\"rbps\":2000,\"rseqiops\":100,\"rrandiops\":200,\"wbps\":500,"
+			"\"wseqiops\":50,\"wrandiops\":60},\"qos\":{\"enable\":1,\"rpct\":95,\"rlat\":1000,\"wpct\":90.5,"
+			"\"wlat\":2000,\"min\":60,\"max\":100}}},"
+			"{\"dev\":\"8:0\",\"model\":\"Test SSD 1TB\",\"fwrev\":\"FW1\",\"iocost_enabled\":false},"
+			"{\"dev\":\"8:16\",\"model\":\"QEMU HARDDISK\",\"recommendation\":\"stale\"},"
+			"{\"dev\":\"8:32\"}, 7]");
+
+		assert_int_equal(ssd_match_annotate_disks(st, disks), 0);
+		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 0), "recommendation")->valuestring,
+				    "in_use");
+		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 1), "recommendation")->valuestring,
+				    "differs");
+		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 2), "recommendation")->valuestring,
+				    "no_data");
+		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 3), "recommendation")->valuestring,
+				    "no_data");
+		cJSON_Delete(disks);
+	}
+
 	st->ops->close(st);
 	sqlite3_close(db);
 	unlink(dbfile);
