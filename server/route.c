@@ -14,6 +14,14 @@
 
 static const struct route routes[] = {
 	{ "GET", "/healthz", api_healthz },
+	{ "GET", "/metrics", api_metrics },
+	{ "POST", "/api/v1/reports", api_reports_post },
+	{ "GET", "/api/v1/hosts", api_hosts_list },
+	{ "GET", "/api/v1/hosts/{id}", api_host_get },
+	{ "GET", "/api/v1/hosts/{id}/reports", api_host_reports },
+	{ "GET", "/api/v1/hosts/{id}/runqlat", api_host_runqlat },
+	{ "GET", "/api/v1/hosts/{id}/iocost", api_host_iocost },
+	{ "GET", "/api/v1/fleet/runqlat", api_fleet_runqlat },
 };
 
 static int hexval(int c)

@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sqlite3.h>
+#include <stdint.h>
+
+#include "server/stats.h"
 
 struct server_options {
 	const char *listen;         /* ADDR:PORT, [ADDR6]:PORT */
@@ -20,7 +23,12 @@ struct server_options {
 	unsigned threads;           /* HTTP worker threads; 0 = number of cores */
 	unsigned max_connections;   /* concurrent connections held */
 	unsigned conn_timeout_s;    /* idle connection timeout */
+	int64_t retain_ms[3];       /* retention of raw, 1-minute and 1-hour data */
 };
+
+struct ingest;
+struct rollup;
+struct store_pool;
 
 struct server {
 	struct server_options opt;
@@ -29,6 +37,10 @@ struct server {
 	struct MHD_Daemon *mhd;
 	int listen_fd;
 	unsigned short port;        /* the port actually bound (for :0) */
+	struct stats stats;         /* ingest counters for /metrics */
+	struct ingest *ingest;      /* the report writer (server/ingest.c) */
+	struct rollup *rollup;      /* rollups and retention (server/rollup.c) */
+	struct store_pool *readers; /* query connections (server/store_pool.c) */
 };
 
 #endif /* SCHEDIO_SERVER_H */

@@ -1,0 +1,109 @@
+/* blob.c - see blob.h. Readers never trust the bytes: every read is bounds
+ * checked and failure is sticky, so a corrupt row decodes to "bad" instead of
+ * reading past its end. */
+#include "server/blob.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool blob_reserve(struct blob *b, size_t more)
+{
+	size_t cap;
+	uint8_t *np;
+
+	if (b->oom)
+		return false;
+	if (b->len + more <= b->cap)
+		return true;
+	cap = b->cap ? b->cap : 256;
+	while (cap < b->len + more)
+		cap *= 2;
+	np = realloc(b->p, cap);
+	if (!np) {
+		b->oom = true;
+		return false;
+	}
+	b->p = np;
+	b->cap = cap;
+	return true;
+}
+
+void blob_put_u64(struct blob *b, uint64_t v)
+{
+	if (!blob_reserve(b, 10))
+		return;
+	while (v >= 0x80) {
+		b->p[b->len++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->p[b->len++] = (uint8_t)v;
+}
+
+void blob_put_i64(struct blob *b, int64_t v)
+{
+	blob_put_u64(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+void blob_put_str(struct blob *b, const char *s, size_t len)
+{
+	blob_put_u64(b, len);
+	if (!blob_reserve(b, len))
+		return;
+	if (len)
+		memcpy(b->p + b->len, s, len);
+	b->len += len;
+}
+
+void blob_free(struct blob *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+void blob_reader_init(struct blob_reader *r, const void *p, size_t len)
+{
+	r->p = p;
+	r->end = r->p + len;
+	r->bad = p == NULL && len > 0;
+}
+
+uint64_t blob_get_u64(struct blob_reader *r)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; shift < 64 && !r->bad; shift += 7) {
+		uint8_t c;
+
+		if (r->p >= r->end)
+			break;
+		c = *r->p++;
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return v;
+	}
+	r->bad = true;
+	return 0;
+}
+
+int64_t blob_get_i64(struct blob_reader *r)
+{
+	uint64_t u = blob_get_u64(r);
+
+	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+const char *blob_get_str(struct blob_reader *r, size_t *len)
+{
+	uint64_t n = blob_get_u64(r);
+	const char *s;
+
+	if (r->bad || n > (uint64_t)(r->end - r->p)) {
+		r->bad = true;
+		*len = 0;
+		return "";
+	}
+	s = (const char *)r->p;
+	r->p += n;
+	*len = (size_t)n;
+	return s;
+}
