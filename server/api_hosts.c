@@ -248,12 +248,12 @@ enum MHD_Result api_host_reports(struct http_request *req)
 {
 	struct store *st;
 	struct store_host h;
-	struct query_range qr;
 	enum MHD_Result reply;
+	int64_t from, to;
 	cJSON *doc, *arr;
 	int rc;
 
-	if (query_range_parse(req, &qr, &reply))
+	if (query_from_to(req, &from, &to, &reply))
 		return reply;
 	st = store_pool_get(req->srv->readers);
 	if (query_host(req, st, &h, &reply)) {
@@ -262,9 +262,7 @@ enum MHD_Result api_host_reports(struct http_request *req)
 	}
 	doc = cJSON_CreateObject();
 	arr = cJSON_AddArrayToObject(doc, "reports");
-	/* The raw range as asked, not aligned to a step. */
-	rc = st->ops->reports(st, h.id, http_query(req, "from") ? atoll(http_query(req, "from")) : qr.from, qr.to,
-			      add_report, arr);
+	rc = st->ops->reports(st, h.id, from, to, add_report, arr);
 	store_pool_put(req->srv->readers, st);
 	query_host_free(&h);
 	if (rc) {

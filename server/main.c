@@ -276,6 +276,12 @@ static int serve(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		goto out;
 	}
+	/* Signals are taken synchronously by this thread; every thread started from here on inherits the mask. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	if (start_storage(&srv, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		goto out;
@@ -284,12 +290,6 @@ static int serve(int argc, char **argv)
 	if (!*srv.web_dir)
 		log_warn("no dashboard files found; serving the API only (use --web-dir)");
 
-	/* Signals are taken synchronously by this thread; HTTP threads inherit the mask. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	if (http_start(&srv) < 0)
 		goto out;
 	/* Tests and the quick start read the bound port (for :0) from this line. */

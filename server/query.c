@@ -28,28 +28,37 @@ static int parse_ms(const char *s, int64_t *out)
 	return 0;
 }
 
+int query_from_to(struct http_request *req, int64_t *from, int64_t *to, enum MHD_Result *reply)
+{
+	int rf, rt;
+
+	*to = ingest_now_ms();
+	rt = parse_ms(http_query(req, "to"), to);
+	*from = *to - STORE_HOUR_MS;
+	rf = parse_ms(http_query(req, "from"), from);
+	if (rf < 0 || rt < 0) {
+		*reply = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "from and to must be non-negative integers (ms)");
+		return -1;
+	}
+	if (*from < 0)
+		*from = 0;
+	if (*to <= *from) {
+		*reply = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "to must be after from");
+		return -1;
+	}
+	return 0;
+}
+
 int query_range_parse(struct http_request *req, struct query_range *qr, enum MHD_Result *reply)
 {
 	struct server *srv = req->srv;
 	int64_t now = ingest_now_ms(), min_step = 1, w;
-	int rf, rt, rs;
 
-	qr->to = now;
-	qr->from = now - STORE_HOUR_MS;
 	qr->step = 0;
-	rt = parse_ms(http_query(req, "to"), &qr->to);
-	if (rt == 0 && !http_query(req, "from"))
-		qr->from = qr->to - STORE_HOUR_MS;
-	rf = parse_ms(http_query(req, "from"), &qr->from);
-	rs = parse_ms(http_query(req, "step"), &qr->step);
-	if (rf < 0 || rt < 0 || rs < 0) {
-		*reply = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "from, to and step must be non-negative integers (ms)");
+	if (query_from_to(req, &qr->from, &qr->to, reply))
 		return -1;
-	}
-	if (qr->from < 0)
-		qr->from = 0;
-	if (qr->to <= qr->from) {
-		*reply = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "to must be after from");
+	if (parse_ms(http_query(req, "step"), &qr->step) < 0) {
+		*reply = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "step must be a non-negative integer (ms)");
 		return -1;
 	}
 	/* Older data exists only at coarser levels. */

@@ -21,6 +21,8 @@ struct query_range {
 /* Parses ?from&to&step (defaults: the last hour, ~200 points, never finer than
  * what is stored for that age); returns 0, or -1 with a 400 queued in *reply. */
 int query_range_parse(struct http_request *req, struct query_range *qr, enum MHD_Result *reply);
+/* Parses ?from&to alone (default: the last hour); returns 0, or -1 with a 400 queued. */
+int query_from_to(struct http_request *req, int64_t *from, int64_t *to, enum MHD_Result *reply);
 /* Rows of host (all hosts when < 0) starting in [from, to) at level lv, with
  * finer levels filling in after the rollup marks. */
 int query_scan(struct server *srv, struct store *st, enum store_level lv, int64_t host, int64_t from, int64_t to,

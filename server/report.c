@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "server/iocost_set.h"
+#include "server/json_arena.h"
 #include "server/runqlat_set.h"
 
 #define JS_MAX_INT 9007199254740992.0 /* 2^53: beyond it a JSON number is not an exact integer */
@@ -61,19 +62,25 @@ static int get_str(struct parse *ps, const cJSON *obj, const char *name, const c
 	return 0;
 }
 
-static int num_int(struct parse *ps, const cJSON *it, const char *what, int64_t min, int64_t max, int64_t *out)
+/* True if it is an exact integer in [min, max]. */
+static bool int_ok(const cJSON *it, int64_t min, int64_t max, int64_t *out)
 {
 	double d;
 
 	if (!cJSON_IsNumber(it))
-		return fail(ps, 400, "%s must be an integer", what);
+		return false;
 	d = it->valuedouble;
-	if (!isfinite(d) || d != floor(d) || fabs(d) > JS_MAX_INT)
-		return fail(ps, 400, "%s must be an integer", what);
-	if (d < (double)min || d > (double)max)
-		return fail(ps, 400, "%s is out of range (%lld..%lld)", what, (long long)min, (long long)max);
+	if (!isfinite(d) || d != floor(d) || fabs(d) > JS_MAX_INT || d < (double)min || d > (double)max)
+		return false;
 	*out = (int64_t)d;
-	return 0;
+	return true;
+}
+
+static int int_fail(struct parse *ps, const cJSON *it, const char *path, const char *name, int64_t min, int64_t max)
+{
+	if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble != floor(it->valuedouble))
+		return fail(ps, 400, "%s%s must be an integer", path, name);
+	return fail(ps, 400, "%s%s is out of range (%lld..%lld)", path, name, (long long)min, (long long)max);
 }
 
 /* An integer field; *present says whether it was there. */
@@ -81,7 +88,6 @@ static int get_int(struct parse *ps, const cJSON *obj, const char *name, const c
 		   int64_t max, int64_t *out, bool *present)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
-	char what[320];
 
 	if (present)
 		*present = false;
@@ -90,9 +96,8 @@ static int get_int(struct parse *ps, const cJSON *obj, const char *name, const c
 			return fail(ps, 400, "missing required field %s%s", path, name);
 		return 0;
 	}
-	snprintf(what, sizeof(what), "%s%s", path, name);
-	if (num_int(ps, it, what, min, max, out))
-		return -1;
+	if (!int_ok(it, min, max, out))
+		return int_fail(ps, it, path, name, min, max);
 	if (present)
 		*present = true;
 	return 0;
@@ -147,51 +152,84 @@ static const cJSON *get_arr(struct parse *ps, const cJSON *obj, const char *name
 	return it;
 }
 
-/* One runqlat histogram object (a cgroup or a CPU) into h. */
-static int parse_hist(struct parse *ps, const cJSON *o, const char *path, struct rq_hist *h)
+/* Scratch space for turning sparse JSON buckets into an encoded series. */
+struct hist_scratch {
+	uint64_t dense[HIST_BUCKETS];   /* zero between series */
+	uint64_t cnt[HIST_BUCKETS];
+	uint16_t touched[HIST_BUCKETS];
+	uint64_t host[HIST_BUCKETS];    /* the whole-host merge */
+	uint64_t host_count, host_sum, host_max;
+};
+
+/* One runqlat histogram object (a cgroup or a CPU), encoded into out; added
+ * into the whole-host merge when to_host. */
+static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_t kind, const char *key,
+		      struct hist_scratch *sc, struct blob *out, bool to_host)
 {
 	const cJSON *buckets, *pair;
-	int64_t v;
-	bool has;
+	int64_t count = 0, sum = 0, max = 0;
+	size_t nt = 0;
 	int i = 0;
-	char what[400];
 
-	if (get_int(ps, o, "count", path, false, 0, INT64_MAX, &v, &has))
+	if (get_int(ps, o, "count", path, false, 0, INT64_MAX, &count, NULL) ||
+	    get_int(ps, o, "sum_ns", path, false, 0, INT64_MAX, &sum, NULL) ||
+	    get_int(ps, o, "max_ns", path, false, 0, INT64_MAX, &max, NULL))
 		return -1;
-	h->count += has ? (uint64_t)v : 0;
-	if (get_int(ps, o, "sum_ns", path, false, 0, INT64_MAX, &v, &has))
-		return -1;
-	h->sum_ns += has ? (uint64_t)v : 0;
-	if (get_int(ps, o, "max_ns", path, false, 0, INT64_MAX, &v, &has))
-		return -1;
-	if (has && (uint64_t)v > h->max_ns)
-		h->max_ns = (uint64_t)v;
 	buckets = get_arr(ps, o, "buckets", path, HIST_BUCKETS);
 	if (ps->status)
 		return -1;
 	cJSON_ArrayForEach(pair, buckets) {
+		const cJSON *a = pair->child, *b = a ? a->next : NULL;
 		int64_t idx, cnt;
 
-		snprintf(what, sizeof(what), "%sbuckets[%d]", path, i++);
-		if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2)
-			return fail(ps, 400, "%s must be [index, count]", what);
-		if (num_int(ps, cJSON_GetArrayItem(pair, 0), what, 0, HIST_BUCKETS - 1, &idx) ||
-		    num_int(ps, cJSON_GetArrayItem(pair, 1), what, 0, INT64_MAX, &cnt))
-			return -1;
-		h->buckets[idx] += (uint64_t)cnt;
+		if (!cJSON_IsArray(pair) || !b || b->next || !int_ok(a, 0, HIST_BUCKETS - 1, &idx) ||
+		    !int_ok(b, 0, INT64_MAX, &cnt)) {
+			/* Leave the scratch zeroed for the next report. */
+			for (size_t k = 0; k < nt; k++)
+				sc->dense[sc->touched[k]] = 0;
+			return fail(ps, 400, "%sbuckets[%d] must be [index, count] with index 0..%d and count >= 0",
+				    path, i, HIST_BUCKETS - 1);
+		}
+		if (!sc->dense[idx] && cnt) {
+			/* Agents send buckets in index order; keep the list sorted either way. */
+			size_t k = nt++;
+
+			while (k > 0 && sc->touched[k - 1] > idx) {
+				sc->touched[k] = sc->touched[k - 1];
+				k--;
+			}
+			sc->touched[k] = (uint16_t)idx;
+		}
+		sc->dense[idx] += (uint64_t)cnt;
+		i++;
 	}
+	for (size_t k = 0; k < nt; k++) {
+		uint16_t b = sc->touched[k];
+
+		sc->cnt[k] = sc->dense[b];
+		if (to_host)
+			sc->host[b] += sc->dense[b];
+		sc->dense[b] = 0;
+	}
+	if (to_host) {
+		sc->host_count += (uint64_t)count;
+		sc->host_sum += (uint64_t)sum;
+		if ((uint64_t)max > sc->host_max)
+			sc->host_max = (uint64_t)max;
+	}
+	rq_encode_series(out, kind, key, strlen(key), (uint64_t)count, (uint64_t)sum, (uint64_t)max, sc->touched,
+			 sc->cnt, nt);
 	return 0;
 }
 
 static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 {
-	const cJSON *layout = get_obj(ps, rq, "layout", "runqlat.", true), *arr, *it;
-	struct rq_set series = { 0 }, whole = { 0 };
-	struct rq_hist *host, *h;
+	const cJSON *layout = get_obj(ps, rq, "layout", "runqlat.", true), *arr[2], *it;
+	static const char *const names[2] = { "cgroups", "cpus" };
+	struct hist_scratch *sc = NULL;
 	int64_t g, n;
-	bool from_cpus = false;
-	int rc = -1, i;
-	char path[64];
+	bool from_cpus;
+	int rc = -1;
 
 	if (!layout)
 		return -1;
@@ -202,65 +240,66 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 		return fail(ps, 422, "unknown histogram layout (grouping_power %lld, max_value_power %lld); this server "
 			    "stores grouping_power %d, max_value_power %d", (long long)g, (long long)n,
 			    HIST_GROUPING_POWER, HIST_MAX_VALUE_POWER);
-	host = rq_set_get(&whole, RQ_HOST, "", 0);
-	if (!host)
-		goto oom;
-	for (int pass = 0; pass < 2; pass++) {
-		const char *name = pass ? "cpus" : "cgroups";
-
-		snprintf(path, sizeof(path), "runqlat.");
-		arr = get_arr(ps, rq, name, path, REPORT_MAX_SERIES);
+	for (int k = 0; k < 2; k++) {
+		arr[k] = get_arr(ps, rq, names[k], "runqlat.", REPORT_MAX_SERIES);
 		if (ps->status)
-			goto out;
-		if (series.n + (size_t)cJSON_GetArraySize(arr) > REPORT_MAX_SERIES) {
-			fail(ps, 413, "runqlat has more than the limit of %d cgroups and CPUs", REPORT_MAX_SERIES);
-			goto out;
-		}
-		i = 0;
-		cJSON_ArrayForEach(it, arr) {
-			char key[32], hpath[96];
-			const char *k;
+			return -1;
+	}
+	if (cJSON_GetArraySize(arr[0]) + cJSON_GetArraySize(arr[1]) > REPORT_MAX_SERIES)
+		return fail(ps, 413, "runqlat has more than the limit of %d cgroups and CPUs", REPORT_MAX_SERIES);
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
+		return fail(ps, 500, "out of memory");
+	/* The whole host: the CPUs when sent (every event lands on one CPU), else
+	 * the cgroups (the agent keys every task by exactly one cgroup). */
+	from_cpus = cJSON_GetArraySize(arr[1]) > 0;
+	rq_encode_begin(&rep->series, (size_t)(cJSON_GetArraySize(arr[0]) + cJSON_GetArraySize(arr[1])));
+	for (int k = 0; k < 2; k++) {
+		int i = 0;
+
+		cJSON_ArrayForEach(it, arr[k]) {
+			char key[32], hpath[64];
+			const char *kp;
 			int64_t cpu;
 
-			snprintf(hpath, sizeof(hpath), "runqlat.%s[%d].", name, i++);
+			snprintf(hpath, sizeof(hpath), "runqlat.%s[%d].", names[k], i++);
 			if (!cJSON_IsObject(it)) {
-				fail(ps, 400, "%.*s must be an object", (int)strlen(hpath) - 1, hpath);
+				fail(ps, 400, "runqlat.%s[%d] must be an object", names[k], i - 1);
 				goto out;
 			}
-			if (pass == 0) {
-				if (get_str(ps, it, "path", hpath, true, REPORT_MAX_PATH, &k))
+			if (k == 0) {
+				if (get_str(ps, it, "path", hpath, true, REPORT_MAX_PATH, &kp))
 					goto out;
-				h = rq_set_get(&series, RQ_CGROUP, k, strlen(k));
 			} else {
 				if (get_int(ps, it, "cpu", hpath, true, 0, 1 << 20, &cpu, NULL))
 					goto out;
 				snprintf(key, sizeof(key), "%lld", (long long)cpu);
-				h = rq_set_get(&series, RQ_CPU, key, strlen(key));
-				from_cpus = true;
+				kp = key;
 			}
-			if (!h)
-				goto oom;
-			if (parse_hist(ps, it, hpath, h))
+			if (parse_hist(ps, it, hpath, k ? RQ_CPU : RQ_CGROUP, kp, sc, &rep->series, from_cpus == (k == 1)))
 				goto out;
 		}
 	}
-	/* The whole host: the CPUs when sent (every event lands on one CPU), else
-	 * the cgroups (the agent keys every task by exactly one cgroup). */
-	for (size_t k = 0; k < series.n; k++)
-		if (series.v[k]->kind == (from_cpus ? RQ_CPU : RQ_CGROUP))
-			rq_hist_add(host, series.v[k]);
-	rq_set_encode(&whole, &rep->host_hist);
-	rq_set_encode(&series, &rep->series);
-	if (rep->host_hist.oom || rep->series.oom)
-		goto oom;
+	{
+		size_t nb = 0;
+
+		for (uint16_t b = 0; b < HIST_BUCKETS; b++)
+			if (sc->host[b]) {
+				sc->touched[nb] = b;
+				sc->cnt[nb++] = sc->host[b];
+			}
+		rq_encode_begin(&rep->host_hist, 1);
+		rq_encode_series(&rep->host_hist, RQ_HOST, "", 0, sc->host_count, sc->host_sum, sc->host_max,
+				 sc->touched, sc->cnt, nb);
+	}
+	if (rep->host_hist.oom || rep->series.oom) {
+		fail(ps, 500, "out of memory");
+		goto out;
+	}
 	rep->has_runqlat = true;
 	rc = 0;
-	goto out;
-oom:
-	fail(ps, 500, "out of memory");
 out:
-	rq_set_free(&series);
-	rq_set_free(&whole);
+	free(sc);
 	return rc;
 }
 
@@ -424,6 +463,15 @@ static int parse_iocost(struct parse *ps, const cJSON *ioc, cJSON *disks, struct
 	return 0;
 }
 
+/* JSON text of item in plain malloc'd memory (the printer allocates from the arena). */
+static char *print_json(const cJSON *item)
+{
+	char *tmp = cJSON_PrintUnformatted(item), *out = tmp ? strdup(tmp) : NULL;
+
+	cJSON_free(tmp);
+	return out;
+}
+
 static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 {
 	const cJSON *arr = get_arr(ps, host, "l3_domains", "host.", 4096), *dom, *cpu;
@@ -439,10 +487,10 @@ static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 		if (!cJSON_IsArray(dom))
 			return fail(ps, 400, "%s must be an array of CPU numbers", what);
 		cJSON_ArrayForEach(cpu, dom)
-			if (num_int(ps, cpu, what, 0, 1 << 20, &v))
-				return -1;
+			if (!int_ok(cpu, 0, 1 << 20, &v))
+				return fail(ps, 400, "%s must hold CPU numbers (0..%d)", what, 1 << 20);
 	}
-	rep->l3_json = cJSON_PrintUnformatted(arr);
+	rep->l3_json = print_json(arr);
 	return rep->l3_json ? 0 : fail(ps, 500, "out of memory");
 }
 
@@ -454,6 +502,34 @@ static const char *fair_class_name(const char *kernel)
 	if (kernel && sscanf(kernel, "%u.%u", &maj, &min) == 2 && (maj > 6 || (maj == 6 && min >= 6)))
 		return "eevdf";
 	return "fair";
+}
+
+/* Copies the strings the report keeps out of the JSON tree (which lives in
+ * the parse arena) into one buffer the report owns. */
+static int own_strings(struct report *rep)
+{
+	const char **fields[] = { &rep->machine_id, &rep->hostname, &rep->kernel, &rep->arch, &rep->agent_version,
+				  &rep->sched_state, &rep->sched_ops };
+	size_t total = 0;
+	char *o;
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		total += *fields[i] ? strlen(*fields[i]) + 1 : 0;
+	rep->strings = o = malloc(total + 1);
+	if (!o)
+		return -1;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		size_t n;
+
+		if (!*fields[i])
+			continue;
+		n = strlen(*fields[i]) + 1;
+		memcpy(o, *fields[i], n);
+		*fields[i] = o;
+		o += n;
+	}
+	rep->sched_group = report_sched_group(rep->sched_state, rep->sched_ops, rep->kernel);
+	return 0;
 }
 
 const char *report_sched_group(const char *state, const char *ops, const char *kernel)
@@ -473,6 +549,7 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 	int64_t v;
 
 	memset(rep, 0, sizeof(*rep));
+	json_arena_begin();
 	rep->doc = cJSON_ParseWithLength(body, len);
 	if (!rep->doc) {
 		fail(&ps, 400, "body is not valid JSON");
@@ -531,7 +608,7 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 	if (ps.status || (sec && parse_iocost(&ps, sec, disks, &io)))
 		goto out;
 	if (cJSON_GetArraySize(disks) > 0) {
-		rep->disks_json = cJSON_PrintUnformatted(disks);
+		rep->disks_json = print_json(disks);
 		if (!rep->disks_json) {
 			fail(&ps, 500, "out of memory");
 			goto out;
@@ -546,14 +623,19 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 		rep->has_iocost = true;
 	}
 out:
+	if (!ps.status && own_strings(rep))
+		fail(&ps, 500, "out of memory");
 	cJSON_Delete(disks);
+	cJSON_Delete(rep->doc);
+	rep->doc = NULL;
+	json_arena_end();
 	io_set_free(&io);
 	return ps.status;
 }
 
 void report_free(struct report *rep)
 {
-	cJSON_Delete(rep->doc);
+	free(rep->strings);
 	free(rep->l3_json);
 	free(rep->disks_json);
 	blob_free(&rep->host_hist);

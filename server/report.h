@@ -23,7 +23,8 @@
 #define REPORT_MAX_DISKS 256
 
 struct report {
-	cJSON *doc;                    /* owns the strings below */
+	cJSON *doc;                    /* the parsed body, only while report_parse runs */
+	char *strings;                 /* owns the strings below */
 	const char *machine_id, *hostname;
 	const char *kernel, *arch, *agent_version, *sched_state, *sched_ops; /* NULL when absent */
 	const char *sched_group;       /* fleet grouping: the sched_ext ops name, or "eevdf"/"fair" */

@@ -51,36 +51,51 @@ void rq_hist_add(struct rq_hist *dst, const struct rq_hist *src)
 		dst->buckets[i] += src->buckets[i];
 }
 
+void rq_encode_begin(struct blob *out, size_t nseries)
+{
+	blob_put_u64(out, RQ_BLOB_VERSION);
+	blob_put_u64(out, nseries);
+}
+
+void rq_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count, uint64_t sum_ns,
+		      uint64_t max_ns, const uint16_t *idx, const uint64_t *cnt, size_t nb)
+{
+	int64_t prev = -1;
+
+	blob_put_u64(out, kind);
+	blob_put_str(out, key, keylen);
+	blob_put_u64(out, count);
+	blob_put_u64(out, sum_ns);
+	blob_put_u64(out, max_ns);
+	blob_put_u64(out, nb);
+	for (size_t i = 0; i < nb; i++) {
+		blob_put_u64(out, (uint64_t)(idx[i] - prev - 1));
+		blob_put_u64(out, cnt[i]);
+		prev = idx[i];
+	}
+}
+
 void rq_set_encode(const struct rq_set *s, struct blob *out)
 {
+	uint16_t idx[HIST_BUCKETS];
+	uint64_t cnt[HIST_BUCKETS];
 	size_t live = 0;
 
 	for (size_t i = 0; i < s->n; i++)
 		live += s->v[i]->count > 0 || hist_total(s->v[i]->buckets) > 0;
-	blob_put_u64(out, RQ_BLOB_VERSION);
-	blob_put_u64(out, live);
+	rq_encode_begin(out, live);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct rq_hist *h = s->v[i];
-		uint32_t nb = 0;
-		int64_t prev = -1;
+		size_t nb = 0;
 
-		for (uint32_t b = 0; b < HIST_BUCKETS; b++)
-			nb += h->buckets[b] != 0;
+		for (uint16_t b = 0; b < HIST_BUCKETS; b++)
+			if (h->buckets[b]) {
+				idx[nb] = b;
+				cnt[nb++] = h->buckets[b];
+			}
 		if (h->count == 0 && nb == 0)
 			continue;
-		blob_put_u64(out, h->kind);
-		blob_put_str(out, h->key, strlen(h->key));
-		blob_put_u64(out, h->count);
-		blob_put_u64(out, h->sum_ns);
-		blob_put_u64(out, h->max_ns);
-		blob_put_u64(out, nb);
-		for (uint32_t b = 0; b < HIST_BUCKETS; b++) {
-			if (!h->buckets[b])
-				continue;
-			blob_put_u64(out, (uint64_t)((int64_t)b - prev - 1));
-			blob_put_u64(out, h->buckets[b]);
-			prev = b;
-		}
+		rq_encode_series(out, h->kind, h->key, strlen(h->key), h->count, h->sum_ns, h->max_ns, idx, cnt, nb);
 	}
 }
 

@@ -34,6 +34,11 @@ typedef bool (*rq_filter_fn)(uint8_t kind, const char *key, size_t keylen, void 
 struct rq_hist *rq_set_get(struct rq_set *s, uint8_t kind, const char *key, size_t keylen);
 /* Adds src into dst (counts, sums and buckets; max of maxima). */
 void rq_hist_add(struct rq_hist *dst, const struct rq_hist *src);
+/* Starts a blob of nseries series (each then added with rq_encode_series). */
+void rq_encode_begin(struct blob *out, size_t nseries);
+/* Appends one series with its non-zero buckets idx[i] (ascending) holding cnt[i]. */
+void rq_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count, uint64_t sum_ns,
+		      uint64_t max_ns, const uint16_t *idx, const uint64_t *cnt, size_t nb);
 /* Encodes the set's non-empty series into out. */
 void rq_set_encode(const struct rq_set *s, struct blob *out);
 /* Decodes a blob and adds each series that want accepts (all when NULL) into s under
