@@ -57,3 +57,40 @@ def report(host_id="host-a", seq=1, start_ms=None, interval_ms=10000, hostname=N
 def body(rep, compress=True):
     data = json.dumps(rep).encode()
     return gzip.compress(data) if compress else data
+
+
+def bucket_value(idx, g=4, n=36):
+    """Value the server reports for bucket idx (the middle of its range), per bpf/hist.h."""
+    def lower(i):
+        if i < (1 << (g + 1)):
+            return i
+        h = (i >> g) + g - 1
+        return ((1 << g) + (i & ((1 << g) - 1))) << (h - g)
+    last = ((n - g + 1) << g) - 1
+    lo = lower(idx)
+    if idx >= last:
+        return lo
+    return lo + (lower(idx + 1) - 1 - lo) // 2
+
+
+def quantile(buckets, q):
+    """Nearest-rank quantile of {index: count}, as the server computes it."""
+    import math
+    total = sum(buckets.values())
+    if not total:
+        return 0
+    rank = max(1, math.ceil(q * total))
+    seen = 0
+    for i in sorted(buckets):
+        seen += buckets[i]
+        if seen >= rank:
+            return bucket_value(i)
+
+
+def merge(*hists):
+    """Adds [[index, count], ...] lists into {index: count}."""
+    out = {}
+    for h in hists:
+        for i, c in h:
+            out[i] = out.get(i, 0) + c
+    return out
