@@ -17,6 +17,7 @@ static __thread struct {
 	char *base;
 	size_t used;
 	bool active;
+	bool spilled; /* an allocation fell back to malloc since json_arena_begin */
 } arena;
 
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
@@ -32,6 +33,8 @@ static void *arena_malloc(size_t n)
 			arena.used = ARENA_SIZE;
 		return p;
 	}
+	if (arena.active)
+		arena.spilled = true;
 	return malloc(n);
 }
 
@@ -58,11 +61,15 @@ void json_arena_begin(void)
 		pthread_setspecific(arena_key, arena.base);
 	}
 	arena.used = 0;
+	arena.spilled = false;
 	arena.active = arena.base != NULL;
 }
 
-void json_arena_end(void)
+bool json_arena_end(void)
 {
+	bool clean = arena.active && !arena.spilled;
+
 	arena.active = false;
 	arena.used = 0;
+	return clean;
 }

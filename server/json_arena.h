@@ -7,9 +7,13 @@
 #ifndef SCHEDIO_SERVER_JSON_ARENA_H
 #define SCHEDIO_SERVER_JSON_ARENA_H
 
+#include <stdbool.h>
+
 /* Routes this thread's cJSON allocations to its arena until json_arena_end. */
 void json_arena_begin(void);
-/* Stops using the arena and recycles it (every node from it must be freed by now). */
-void json_arena_end(void);
+/* Stops using the arena and recycles it. Returns true if every allocation since
+ * json_arena_begin came from the arena (trees built meanwhile may then be
+ * dropped without cJSON_Delete); false if some came from malloc and must be freed. */
+bool json_arena_end(void);
 
 #endif /* SCHEDIO_SERVER_JSON_ARENA_H */
