@@ -3,8 +3,10 @@
  * reading past its end. */
 #include "server/blob.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 static bool blob_reserve(struct blob *b, size_t more)
 {
@@ -106,4 +108,60 @@ const char *blob_get_str(struct blob_reader *r, size_t *len)
 	r->p += n;
 	*len = (size_t)n;
 	return s;
+}
+
+int blob_pack(struct blob *b)
+{
+	struct blob packed = { 0 };
+	uLongf zlen;
+
+	if (b->oom)
+		return -ENOMEM;
+	if (b->len < BLOB_PACK_MIN || b->len > BLOB_UNPACK_MAX)
+		return 0;
+	zlen = compressBound(b->len);
+	blob_put_u64(&packed, BLOB_PACKED);
+	blob_put_u64(&packed, b->len);
+	if (!blob_reserve(&packed, zlen))
+		return -ENOMEM;
+	/* Level 1: most of the gain (about half) for a fraction of the CPU. */
+	if (compress2(packed.p + packed.len, &zlen, b->p, b->len, 1) != Z_OK || packed.len + zlen >= b->len) {
+		blob_free(&packed);
+		return 0;
+	}
+	packed.len += zlen;
+	blob_free(b);
+	*b = packed;
+	return 0;
+}
+
+int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, uint8_t **scratch)
+{
+	struct blob_reader r;
+	uint64_t plain;
+	uLongf got;
+
+	*scratch = NULL;
+	if (len == 0 || ((const uint8_t *)p)[0] != BLOB_PACKED) {
+		*out = p;
+		*outlen = len;
+		return 0;
+	}
+	blob_reader_init(&r, p, len);
+	blob_get_u64(&r);
+	plain = blob_get_u64(&r);
+	if (r.bad || plain == 0 || plain > BLOB_UNPACK_MAX)
+		return -EINVAL;
+	*scratch = malloc(plain);
+	if (!*scratch)
+		return -ENOMEM;
+	got = plain;
+	if (uncompress(*scratch, &got, r.p, (uLong)(r.end - r.p)) != Z_OK || got != plain) {
+		free(*scratch);
+		*scratch = NULL;
+		return -EINVAL;
+	}
+	*out = *scratch;
+	*outlen = plain;
+	return 0;
 }

@@ -28,6 +28,20 @@ void blob_put_str(struct blob *b, const char *s, size_t len);
 /* Frees the buffer and resets it to empty. */
 void blob_free(struct blob *b);
 
+/* Packing: an encoded blob of at least BLOB_PACK_MIN bytes is stored zlib
+ * compressed behind the marker BLOB_PACKED and its plain length, when that
+ * is smaller; readers unpack before decoding. Encodings start with a version
+ * varint below BLOB_PACKED, so the first byte tells the two apart. */
+#define BLOB_PACKED 0x7f
+#define BLOB_PACK_MIN 512
+#define BLOB_UNPACK_MAX (64u << 20)
+
+/* Replaces b's bytes by their packed form when that is smaller; returns 0 or -ENOMEM. */
+int blob_pack(struct blob *b);
+/* The plain bytes of a stored blob: *out points into p, or into *scratch
+ * (malloc'd, free it) for a packed one. Returns 0 or -EINVAL for a bad pack. */
+int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, uint8_t **scratch);
+
 /* Starts reading len bytes at p. */
 void blob_reader_init(struct blob_reader *r, const void *p, size_t len);
 /* Reads an unsigned varint; 0 and r->bad on truncated or overlong input. */

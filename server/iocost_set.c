@@ -68,11 +68,19 @@ void io_set_encode(const struct io_set *s, struct blob *out)
 int io_set_add_blob(struct io_set *s, const void *p, size_t len)
 {
 	struct blob_reader rd;
+	const uint8_t *plain;
+	uint8_t *scratch;
+	size_t plen;
 	uint64_t n;
+	int rc = blob_unpack(p, len, &plain, &plen, &scratch);
 
-	blob_reader_init(&rd, p, len);
-	if (blob_get_u64(&rd) != IO_BLOB_VERSION)
+	if (rc)
+		return rc;
+	blob_reader_init(&rd, plain, plen);
+	if (blob_get_u64(&rd) != IO_BLOB_VERSION) {
+		free(scratch);
 		return -EINVAL;
+	}
 	n = blob_get_u64(&rd);
 	for (uint64_t i = 0; i < n && !rd.bad; i++) {
 		uint8_t kind = (uint8_t)blob_get_u64(&rd);
@@ -81,15 +89,18 @@ int io_set_add_blob(struct io_set *s, const void *p, size_t len)
 		struct io_row *r;
 
 		if (rd.bad)
-			return -EINVAL;
+			break;
 		r = io_set_get(s, kind, dev, devlen, path, pathlen);
-		if (!r)
+		if (!r) {
+			free(scratch);
 			return -ENOMEM;
+		}
 		for (int f = 0; f < IO_FIELDS; f++) {
 			r->n[f] += blob_get_u64(&rd);
 			r->sum[f] += blob_get_i64(&rd);
 		}
 	}
+	free(scratch);
 	return rd.bad ? -EINVAL : 0;
 }
 

@@ -298,7 +298,7 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 		rq_encode_series(&rep->host_hist, RQ_HOST, "", 0, sc->host_count, sc->host_sum, sc->host_max,
 				 sc->touched, sc->cnt, nb);
 	}
-	if (rep->host_hist.oom || rep->series.oom) {
+	if (rep->host_hist.oom || rep->series.oom || blob_pack(&rep->series)) {
 		fail(ps, 500, "out of memory");
 		goto out;
 	}
@@ -622,7 +622,7 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 	}
 	if (sec || io.n) {
 		io_set_encode(&io, &rep->iocost);
-		if (rep->iocost.oom) {
+		if (rep->iocost.oom || blob_pack(&rep->iocost)) {
 			fail(&ps, 500, "out of memory");
 			goto out;
 		}

@@ -127,6 +127,8 @@ static int acc_build(struct rollup *ru, enum store_level lv, int64_t host, int64
 	}
 	if (a->has_io)
 		io_set_encode(&a->io, &a->out[2]);
+	if (blob_pack(&a->out[0]) || blob_pack(&a->out[1]) || blob_pack(&a->out[2]))
+		return -1;
 	return a->out[0].oom || a->out[1].oom || a->out[2].oom ? -1 : 0;
 }
 
@@ -200,7 +202,7 @@ static int fleet_write(struct rollup *ru, enum store_level lv, int64_t t, struct
 		g->kind = RQ_HOST;
 		rq_set_encode(&one, &b);
 		g->kind = dim;
-		rc = b.oom ? -1 : ru->st->ops->fleet_put(ru->st, lv, t, fleet_dims[dim], g->key, f->hosts[i], &b);
+		rc = b.oom || blob_pack(&b) ? -1 : ru->st->ops->fleet_put(ru->st, lv, t, fleet_dims[dim], g->key, f->hosts[i], &b);
 		blob_free(&b);
 		if (rc)
 			return -1;

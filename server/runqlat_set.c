@@ -104,11 +104,20 @@ static int rq_walk(const void *p, size_t len, rq_filter_fn want, void *arg,
 		   struct rq_hist *(*target)(void *ctx, uint8_t kind, const char *key, size_t keylen), void *ctx)
 {
 	struct blob_reader r;
+	const uint8_t *plain;
+	uint8_t *scratch;
+	size_t plen;
 	uint64_t n;
+	int rc;
 
-	blob_reader_init(&r, p, len);
-	if (blob_get_u64(&r) != RQ_BLOB_VERSION)
+	rc = blob_unpack(p, len, &plain, &plen, &scratch);
+	if (rc)
+		return rc;
+	blob_reader_init(&r, plain, plen);
+	if (blob_get_u64(&r) != RQ_BLOB_VERSION) {
+		free(scratch);
 		return -EINVAL;
+	}
 	n = blob_get_u64(&r);
 	for (uint64_t i = 0; i < n && !r.bad; i++) {
 		uint8_t kind = (uint8_t)blob_get_u64(&r);
@@ -120,11 +129,13 @@ static int rq_walk(const void *p, size_t len, rq_filter_fn want, void *arg,
 		int64_t idx = -1;
 
 		if (r.bad || nb > HIST_BUCKETS)
-			return -EINVAL;
+			goto bad;
 		if (!want || want(kind, key, keylen, arg)) {
 			h = target(ctx, kind, key, keylen);
-			if (!h)
-				return -ENOMEM;
+			if (!h) {
+				rc = -ENOMEM;
+				goto out;
+			}
 			h->count += count;
 			h->sum_ns += sum;
 			if (max > h->max_ns)
@@ -134,13 +145,19 @@ static int rq_walk(const void *p, size_t len, rq_filter_fn want, void *arg,
 			uint64_t gap = blob_get_u64(&r), c = blob_get_u64(&r);
 
 			if (r.bad || gap >= HIST_BUCKETS || idx + 1 + (int64_t)gap >= HIST_BUCKETS)
-				return -EINVAL;
+				goto bad;
 			idx += 1 + (int64_t)gap;
 			if (h)
 				h->buckets[idx] += c;
 		}
 	}
-	return r.bad ? -EINVAL : 0;
+	rc = r.bad ? -EINVAL : 0;
+	goto out;
+bad:
+	rc = -EINVAL;
+out:
+	free(scratch);
+	return rc;
 }
 
 static struct rq_hist *target_set(void *ctx, uint8_t kind, const char *key, size_t keylen)

@@ -135,16 +135,17 @@ int main(int argc, char **argv)
 		double pay2 = query_d(db, "SELECT sum(length(host_hist) + length(series) + coalesce(length(iocost), 0) "
 					  "+ 64) FROM rollups WHERE level = 2");
 		double min_b = pay1 + pay2 > 0 ? roll_b * pay1 / (pay1 + pay2) : 0, hour_b = roll_b - min_b;
-		double raw_d = reports_b / host_days, min_d = min_b / host_days, hour_d = (hour_b + fleet_b) / host_days;
+		double raw_d = reports_b / host_days, min_d = min_b / host_days, hour_d = hour_b / host_days;
 		/* At the default retention a host keeps 2 days raw, 14 days of minutes, 365 of hours. */
 		double steady = 2 * raw_d + 14 * min_d + 365 * hour_d;
 
 		printf("filled reports=%lld hosts=%u hours=%u interval_s=%u store_rate=%.0f/s rollup_s=%.1f\n", count,
 		       hosts, hours, interval_s, (double)count / (t1 - t0), t2 - t1);
-		printf("bytes_per_host_day raw=%.0f minute=%.0f hour=%.0f total_ingested=%.0f\n", raw_d, min_d, hour_d,
-		       raw_d + min_d + hour_d);
-		printf("at_default_retention growth_per_host_day_after_14d=%.0f steady_state_bytes_per_host=%.0f "
-		       "(2 d raw + 14 d minute + 365 d hour)\n",
+		printf("bytes_per_host_day raw=%.0f minute=%.0f hour=%.0f all_levels=%.0f (fleet rollups: %.0f per day "
+		       "for the whole fleet)\n",
+		       raw_d, min_d, hour_d, raw_d + min_d + hour_d, fleet_b / ((double)hours / 24.0));
+		printf("at_default_retention growth_per_host_day=%.0f (once the 48 h raw and 14 d minute windows are "
+		       "full only the hour level grows) footprint_per_host_at_steady_state=%.0f\n",
 		       hour_d, steady);
 	}
 	rc = 0;
