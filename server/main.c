@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "common/fsutil.h"
 #include "common/log.h"
 #include "server/db.h"
 #include "server/http.h"
@@ -52,6 +53,8 @@ static void usage(void)
 	       "  --retain-raw DUR      keep raw report data this long (default 48h; s, m, h, d suffixes)\n"
 	       "  --retain-minute DUR   keep 1-minute rollups this long (default 14d)\n"
 	       "  --retain-hour DUR     keep 1-hour rollups this long (default 365d)\n"
+	       "  --tls-cert FILE       serve HTTPS with this PEM certificate (chain); needs --tls-key\n"
+	       "  --tls-key FILE        the PEM private key of --tls-cert\n"
 	       "  -v, --verbose         log debug lines\n"
 	       "  -h, --help            show this help and exit\n"
 	       "  -V, --version         show the version and exit\n",
@@ -116,7 +119,7 @@ static int parse_duration_ms(const char *s, int64_t *out)
 static int parse_serve(struct server_options *o, int argc, char **argv)
 {
 	enum { O_LISTEN = 256, O_DB, O_WEB, O_OPEN_INGEST, O_OPEN_SUB, O_MAX_BODY, O_MAX_INFL, O_THREADS, O_MAXCONN,
-	       O_TIMEOUT, O_RET_RAW, O_RET_MIN, O_RET_HOUR };
+	       O_TIMEOUT, O_RET_RAW, O_RET_MIN, O_RET_HOUR, O_TLS_CERT, O_TLS_KEY };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -131,6 +134,8 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		{ "retain-raw", required_argument, NULL, O_RET_RAW },
 		{ "retain-minute", required_argument, NULL, O_RET_MIN },
 		{ "retain-hour", required_argument, NULL, O_RET_HOUR },
+		{ "tls-cert", required_argument, NULL, O_TLS_CERT },
+		{ "tls-key", required_argument, NULL, O_TLS_KEY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -188,6 +193,12 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 				cli_usage_error(prog, "--%s wants a duration like 48h, 14d or 3600s (at least 1m), not '%s'",
 						opts[c - O_LISTEN].name, optarg);
 			break;
+		case O_TLS_CERT:
+			o->tls_cert = optarg;
+			break;
+		case O_TLS_KEY:
+			o->tls_key = optarg;
+			break;
 		case 'v':
 			log_init(prog, LOG_DEBUG);
 			break;
@@ -203,6 +214,8 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!o->tls_cert != !o->tls_key)
+		cli_usage_error(prog, "--tls-cert and --tls-key go together");
 	return 0;
 }
 
@@ -240,6 +253,25 @@ static int start_storage(struct server *srv, char *err, size_t errlen)
 	return 0;
 }
 
+/* Reads a PEM file whole (MHD wants the text in memory); NULL with the reason printed. */
+static char *read_pem(const char *what, const char *path)
+{
+	char *buf = malloc(1 << 20);
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	n = fs_read_small(path, buf, 1 << 20);
+	if (n < 0)
+		fprintf(stderr, "%s: cannot read %s %s: %s\n", prog, what, path, strerror((int)-n));
+	else if (!strstr(buf, "-----BEGIN "))
+		fprintf(stderr, "%s: %s %s is not a PEM file\n", prog, what, path);
+	else
+		return buf;
+	free(buf);
+	return NULL;
+}
+
 static int serve(int argc, char **argv)
 {
 	struct server srv = {
@@ -261,10 +293,18 @@ static int serve(int argc, char **argv)
 	int sig, rc = 1;
 
 	parse_serve(&srv.opt, argc, argv);
+	if (srv.opt.tls_cert) {
+		srv.tls_cert_pem = read_pem("--tls-cert", srv.opt.tls_cert);
+		srv.tls_key_pem = srv.tls_cert_pem ? read_pem("--tls-key", srv.opt.tls_key) : NULL;
+		if (!srv.tls_key_pem) {
+			free(srv.tls_cert_pem);
+			return 1;
+		}
+	}
 	srv.listen_fd = listen_open(srv.opt.listen, &srv.port, &loopback, err, sizeof(err));
 	if (srv.listen_fd < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
-		return 1;
+		goto out;
 	}
 	if (srv.opt.open_ingest && !loopback) {
 		fprintf(stderr, "%s: --open-ingest is allowed only on a loopback address, not %s\n", prog,
@@ -293,8 +333,8 @@ static int serve(int argc, char **argv)
 	if (http_start(&srv) < 0)
 		goto out;
 	/* Tests and the quick start read the bound port (for :0) from this line. */
-	printf("schedio-server listening on http://%.*s:%u/\n", (int)(strrchr(srv.opt.listen, ':') - srv.opt.listen),
-	       srv.opt.listen, srv.port);
+	printf("schedio-server listening on %s://%.*s:%u/\n", srv.tls_cert_pem ? "https" : "http",
+	       (int)(strrchr(srv.opt.listen, ':') - srv.opt.listen), srv.opt.listen, srv.port);
 	fflush(stdout);
 	sigwait(&sigs, &sig);
 	log_info("signal %d: shutting down", sig);
@@ -313,6 +353,8 @@ out:
 		sqlite3_close(srv.db);
 	if (srv.listen_fd >= 0)
 		close(srv.listen_fd);
+	free(srv.tls_cert_pem);
+	free(srv.tls_key_pem);
 	return rc;
 }
 

@@ -5,6 +5,7 @@
  */
 #include "server/route.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,14 +24,41 @@ static const struct route routes[] = {
 	{ "GET", "/api/v1/fleet/runqlat", api_fleet_runqlat },
 };
 
-/* Copies a path segment; NULL when it holds a NUL byte. libmicrohttpd hands
- * handlers the path already percent-decoded, so decoding it again here would
- * corrupt ids holding '%' (and refuse some). */
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Percent-decodes [s, s+len) into a new string; NULL on a bad escape or %00. */
 static char *segment_decode(const char *s, size_t len)
 {
-	if (memchr(s, '\0', len))
+	char *out = malloc(len + 1), *o = out;
+
+	if (!out)
 		return NULL;
-	return strndup(s, len);
+	for (size_t i = 0; i < len; i++) {
+		int hi, lo;
+
+		if (s[i] != '%') {
+			*o++ = s[i];
+			continue;
+		}
+		hi = i + 2 < len ? hexval((unsigned char)s[i + 1]) : -1;
+		lo = i + 2 < len ? hexval((unsigned char)s[i + 2]) : -1;
+		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+			free(out);
+			return NULL;
+		}
+		*o++ = (char)(hi * 16 + lo);
+		i += 2;
+	}
+	*o = '\0';
+	return out;
 }
 
 int route_match(const char *pattern, const char *path, char **args, int max)

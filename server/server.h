@@ -24,6 +24,8 @@ struct server_options {
 	unsigned max_connections;   /* concurrent connections held */
 	unsigned conn_timeout_s;    /* idle connection timeout */
 	int64_t retain_ms[3];       /* retention of raw, 1-minute and 1-hour data */
+	const char *tls_cert;       /* PEM certificate (chain) file: serve HTTPS; NULL: plain HTTP */
+	const char *tls_key;        /* PEM private key file for tls_cert */
 };
 
 struct ingest;
@@ -41,6 +43,8 @@ struct server {
 	struct ingest *ingest;      /* the report writer (server/ingest.c) */
 	struct rollup *rollup;      /* rollups and retention (server/rollup.c) */
 	struct store_pool *readers; /* query connections (server/store_pool.c) */
+	char *tls_cert_pem;         /* contents of opt.tls_cert/tls_key, alive while serving */
+	char *tls_key_pem;
 };
 
 #endif /* SCHEDIO_SERVER_H */
