@@ -200,6 +200,18 @@ class Ingest(unittest.TestCase):
             s.stop()
             self.assertEqual(counts(s.db), (1, 1, "ok"))
 
+    def test_real_agent_report_is_stored(self):
+        with Server("--open-ingest") as s:
+            state = os.path.join(s.workdir, "agent-state")
+            r = run([binary("schedio-agent"), "--once", "--duration", "1", "--server", s.url,
+                     "--state-dir", state], timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            hosts = s.get_json("/api/v1/hosts")["hosts"]
+            self.assertEqual(len(hosts), 1)
+            h = s.get_json("/api/v1/hosts/" + urllib.parse.quote(hosts[0]["id"], safe=""))
+            self.assertEqual(h["hostname"], os.uname().nodename)
+            self.assertEqual(len(s.get_json(f"/api/v1/hosts/{hosts[0]['id']}/reports")["reports"]), 1)
+
     def test_open_ingest_refused_off_loopback(self):
         r = run([binary("schedio-server"), "--listen", "0.0.0.0:0", "--open-ingest", "--db", "/tmp/never.db"])
         self.assertEqual(r.returncode, 1)
