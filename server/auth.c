@@ -5,6 +5,9 @@
  */
 #include "server/auth.h"
 
+#include "server/server.h"
+#include "server/token_store.h"
+
 #include <nettle/sha2.h>
 #include <string.h>
 #include <strings.h>
@@ -46,12 +49,9 @@ void auth_hash(const char *token, char out[65])
 	to_hex(digest, sizeof(digest), out);
 }
 
-int auth_token_add(sqlite3 *db, const char *name, const char *scope, char *out, char *err, size_t errlen)
+int auth_token_make(const char *name, const char *scope, char *out, char hash[65], char *err, size_t errlen)
 {
 	unsigned char raw[AUTH_TOKEN_HEX / 2];
-	sqlite3_stmt *st = NULL;
-	char hash[65];
-	int rc = -1;
 
 	if (!auth_scope_valid(scope)) {
 		snprintf(err, errlen, "unknown scope '%s' (want ingest, submit or admin)", scope ? scope : "");
@@ -67,6 +67,22 @@ int auth_token_add(sqlite3 *db, const char *name, const char *scope, char *out, 
 	}
 	to_hex(raw, sizeof(raw), out);
 	auth_hash(out, hash);
+	return 0;
+}
+
+long long auth_now_ms(void)
+{
+	return now_ms();
+}
+
+int auth_token_add(sqlite3 *db, const char *name, const char *scope, char *out, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	char hash[65];
+	int rc = -1;
+
+	if (auth_token_make(name, scope, out, hash, err, errlen))
+		return -1;
 	if (sqlite3_prepare_v2(db, "INSERT INTO tokens (name, scope, hash, created_ms) VALUES (?, ?, ?, ?)", -1, &st,
 			       NULL) != SQLITE_OK)
 		goto dberr;
@@ -141,23 +157,16 @@ int auth_token_list(sqlite3 *db, FILE *f)
 bool auth_require(struct http_request *req, const char *scope, enum MHD_Result *reply)
 {
 	const char *h = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
-	sqlite3_stmt *st = NULL;
+	struct token_store *ts = req->srv->tokens;
 	char hash[65];
-	bool ok = false;
+	bool ok;
 
 	if (!h || strncasecmp(h, "Bearer ", 7) != 0 || !h[7]) {
 		*reply = http_reply_error(req, MHD_HTTP_UNAUTHORIZED, "missing bearer token (Authorization: Bearer <token>)");
 		return false;
 	}
 	auth_hash(h + 7, hash);
-	if (sqlite3_prepare_v2(req->srv->db,
-			       "SELECT 1 FROM tokens WHERE hash = ? AND revoked_ms IS NULL AND (scope = ? OR scope = 'admin')",
-			       -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, scope, -1, SQLITE_STATIC);
-		ok = sqlite3_step(st) == SQLITE_ROW;
-	}
-	sqlite3_finalize(st);
+	ok = ts && ts->ops->check(ts, hash, scope) == 1;
 	if (!ok)
 		*reply = http_reply_error(req, MHD_HTTP_UNAUTHORIZED, "token is not valid for %s", scope);
 	return ok;

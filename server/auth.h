@@ -16,6 +16,11 @@
 bool auth_scope_valid(const char *scope);
 /* Writes the hex SHA-256 of token into out[65]. */
 void auth_hash(const char *token, char out[65]);
+/* Checks name and scope and makes a new token (hex, into out[AUTH_TOKEN_HEX + 1]) and its hash;
+ * 0, or -1 with the reason in err. */
+int auth_token_make(const char *name, const char *scope, char *out, char hash[65], char *err, size_t errlen);
+/* Milliseconds since the epoch, as token timestamps are stored. */
+long long auth_now_ms(void);
 /* Creates token NAME with scope; writes the new token (hex) into out[AUTH_TOKEN_HEX + 1].
  * Returns 0, or -1 with the reason in err (name taken, bad scope, database error). */
 int auth_token_add(sqlite3 *db, const char *name, const char *scope, char *out, char *err, size_t errlen);

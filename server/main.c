@@ -25,8 +25,10 @@
 #include "server/ssd_ratelimit.h"
 #include "server/ssd_store.h"
 #include "server/store.h"
+#include "server/pg_conn.h"
 #include "server/store_pool.h"
 #include "server/token_cmd.h"
+#include "server/token_store.h"
 
 static const char *prog = "schedio-server";
 
@@ -43,7 +45,8 @@ static void usage(void)
 	       "\n"
 	       "Options of serve:\n"
 	       "  --listen ADDR:PORT    address to listen on (default 127.0.0.1:8080)\n"
-	       "  --db FILE             SQLite database (default schedio.db); created and migrated\n"
+	       "  --db FILE|CONNINFO    SQLite database file (default schedio.db), or PostgreSQL\n"
+	       "                        (postgresql://... or 'host=... dbname=...'); created/migrated\n"
 	       "  --web-dir DIR         dashboard files (default: share/schedio/web next to the binary)\n"
 	       "  --open-ingest         accept agent reports without a token (loopback listeners only)\n"
 	       "  --open-submissions    accept SSD results without a token\n"
@@ -236,7 +239,7 @@ static int start_storage(struct server *srv, char *err, size_t errlen)
 	srv->readers = store_pool_open(srv->opt.db_path, http_threads(&srv->opt) + 1, err, errlen);
 	if (!srv->readers)
 		return -1;
-	w = store_sqlite_open(srv->opt.db_path, err, errlen);
+	w = store_open(srv->opt.db_path, err, errlen);
 	if (!w)
 		return -1;
 	srv->ingest = ingest_start(srv, w);
@@ -244,7 +247,7 @@ static int start_storage(struct server *srv, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot start the ingest writer");
 		return -1;
 	}
-	r = store_sqlite_open(srv->opt.db_path, err, errlen);
+	r = store_open(srv->opt.db_path, err, errlen);
 	if (!r)
 		return -1;
 	srv->rollup = rollup_new(r, srv->ingest, srv->opt.retain_ms);
@@ -253,6 +256,31 @@ static int start_storage(struct server *srv, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* Opens (creating and migrating) the database, its tokens and the SSD store, in
+ * the backend --db names: a PostgreSQL conninfo, or else a SQLite file. */
+static int open_database(struct server *srv, char *err, size_t errlen)
+{
+	if (pg_is_conninfo(srv->opt.db_path)) {
+		if (pg_setup(srv->opt.db_path, err, errlen) < 0)
+			return -1;
+		srv->tokens = token_store_pg_open(srv->opt.db_path, err, errlen);
+		if (!srv->tokens)
+			return -1;
+		srv->ssd_store = ssd_store_pg_open(srv->opt.db_path, err, errlen);
+		return srv->ssd_store ? 0 : -1;
+	}
+	srv->db = db_open(srv->opt.db_path, err, errlen);
+	if (!srv->db)
+		return -1;
+	srv->tokens = token_store_sqlite_open(srv->db);
+	if (!srv->tokens) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	srv->ssd_store = ssd_store_sqlite_open(srv->opt.db_path, err, errlen);
+	return srv->ssd_store ? 0 : -1;
 }
 
 /* Reads a PEM file whole (MHD wants the text in memory); NULL with the reason printed. */
@@ -313,15 +341,13 @@ static int serve(int argc, char **argv)
 			srv.opt.listen);
 		goto out;
 	}
-	srv.db = db_open(srv.opt.db_path, err, sizeof(err));
-	if (!srv.db) {
+	if (open_database(&srv, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		goto out;
 	}
-	srv.ssd_store = ssd_store_sqlite_open(srv.opt.db_path, err, sizeof(err));
 	srv.ssd_ratelimit = ssd_ratelimit_new(1024, SSD_RATELIMIT_BURST, SSD_RATELIMIT_PER_MIN);
-	if (!srv.ssd_store || !srv.ssd_ratelimit) {
-		fprintf(stderr, "%s: %s\n", prog, srv.ssd_store ? "out of memory" : err);
+	if (!srv.ssd_ratelimit) {
+		fprintf(stderr, "%s: out of memory\n", prog);
 		goto out;
 	}
 	/* Signals are taken synchronously by this thread; every thread started from here on inherits the mask. */
@@ -360,6 +386,8 @@ out:
 	ingest_stop(srv.ingest);
 	rollup_free(srv.rollup);
 	store_pool_close(srv.readers);
+	if (srv.tokens)
+		srv.tokens->ops->close(srv.tokens);
 	if (srv.db)
 		sqlite3_close(srv.db);
 	if (srv.listen_fd >= 0)

@@ -13,5 +13,8 @@ struct migration {
 /* schema/sqlite/ migrations, sorted by version. */
 extern const struct migration migrations_sqlite[];
 extern const size_t migrations_sqlite_count;
+/* schema/postgresql/ migrations, sorted by version. */
+extern const struct migration migrations_postgresql[];
+extern const size_t migrations_postgresql_count;
 
 #endif /* SCHEDIO_SERVER_MIGRATIONS_H */

@@ -407,11 +407,40 @@ static int expire_level(struct rollup *ru, enum store_level lv, int64_t now_ms)
 	return n == EXPIRE_CHUNK;
 }
 
+/* 1 if this server runs job; with several servers on one database exactly one does (store try_lead). */
+static int leads(struct rollup *ru, enum store_job job)
+{
+	return ru->st->ops->try_lead ? ru->st->ops->try_lead(ru->st, job) : 1;
+}
+
+/* A server that does not roll up follows the leader's persisted marks, so
+ * its retention horizon and late-report fence move with the leader's. */
+static int follow_marks(struct rollup *ru)
+{
+	for (int lv = STORE_MINUTE; lv < STORE_LEVELS; lv++) {
+		int64_t v;
+		int rc = ru->st->ops->meta_get(ru->st, mark_key[lv], &v);
+
+		if (rc < 0)
+			return -1;
+		if (rc == 0 && v > atomic_load(&ru->mark[lv]))
+			atomic_store(&ru->mark[lv], v);
+	}
+	if (ru->ingest)
+		ingest_fence(ru->ingest, atomic_load(&ru->mark[STORE_MINUTE]));
+	return 0;
+}
+
 int rollup_run(struct rollup *ru, int64_t now_ms)
 {
 	int64_t mtarget = floor_to(now_ms - ROLLUP_GRACE_MS, STORE_MINUTE_MS);
 	int budget = MAX_BUCKETS_PER_RUN, more = 0, rc;
 
+	rc = leads(ru, STORE_JOB_ROLLUP);
+	if (rc < 0)
+		goto fail;
+	if (rc == 0)
+		return follow_marks(ru) < 0 ? -1 : 0;
 	if (ru->ingest && mtarget > atomic_load(&ru->mark[STORE_MINUTE]))
 		ingest_fence(ru->ingest, mtarget);
 	rc = roll_level(ru, STORE_MINUTE, mtarget, &budget);
@@ -426,11 +455,15 @@ int rollup_run(struct rollup *ru, int64_t now_ms)
 	if (rc < 0)
 		goto fail;
 	more |= rc;
-	for (int lv = 0; lv < STORE_LEVELS; lv++) {
-		rc = expire_level(ru, lv, now_ms);
-		if (rc < 0)
+	rc = leads(ru, STORE_JOB_RETAIN);
+	if (rc < 0)
+		goto fail;
+	for (int lv = 0; rc > 0 && lv < STORE_LEVELS; lv++) {
+		int n = expire_level(ru, lv, now_ms);
+
+		if (n < 0)
 			goto fail;
-		more |= rc;
+		more |= n;
 	}
 	return more;
 fail:

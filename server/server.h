@@ -13,11 +13,12 @@
 #include "server/stats.h"
 
 struct ssd_store;
+struct token_store;
 struct ssd_ratelimit;
 
 struct server_options {
 	const char *listen;         /* ADDR:PORT, [ADDR6]:PORT */
-	const char *db_path;        /* SQLite file */
+	const char *db_path;        /* SQLite file, or a PostgreSQL conninfo (pg_conn.h) */
 	const char *web_dir;        /* dashboard assets; found next to the binary when NULL */
 	bool open_ingest;           /* accept reports without a token (loopback only) */
 	bool open_submissions;      /* accept SSD results without a token */
@@ -37,7 +38,8 @@ struct store_pool;
 
 struct server {
 	struct server_options opt;
-	sqlite3 *db;
+	sqlite3 *db;                /* SQLite backend only; NULL on PostgreSQL */
+	struct token_store *tokens; /* the tokens, in the same backend (token_store.h) */
 	char web_dir[PATH_MAX];     /* empty when no dashboard was found */
 	struct MHD_Daemon *mhd;
 	int listen_fd;

@@ -46,6 +46,8 @@ struct ssd_store {
 
 /* Opens the SQLite store on the (already migrated) database file path; NULL with err. */
 struct ssd_store *ssd_store_sqlite_open(const char *path, char *err, size_t errlen);
+/* Opens the PostgreSQL store on a (migrated) database; NULL with err. */
+struct ssd_store *ssd_store_pg_open(const char *conninfo, char *err, size_t errlen);
 /* Frees a model list from list_models. */
 void ssd_store_free_models(struct ssd_model_summary *m, size_t n);
 

@@ -20,6 +20,9 @@ enum store_level { STORE_RAW = 0, STORE_MINUTE = 1, STORE_HOUR = 2, STORE_LEVELS
 #define STORE_MINUTE_MS 60000LL
 #define STORE_HOUR_MS 3600000LL
 
+/* Background jobs that exactly one of several servers sharing a database runs. */
+enum store_job { STORE_JOB_ROLLUP = 0, STORE_JOB_RETAIN = 1 };
+
 enum store_put_result { STORE_STORED = 0, STORE_DUPLICATE = 1, STORE_FAILED = 2 };
 
 struct store_host {
@@ -91,6 +94,9 @@ struct store_ops {
 	/* A persisted integer setting (rollup progress); returns 0 and *v, 1 when unset, -1 on error. */
 	int (*meta_get)(struct store *st, const char *key, int64_t *v);
 	int (*meta_put)(struct store *st, const char *key, int64_t v);
+	/* Optional (NULL: always 1): 1 if this handle leads job (and keeps leading while it lives),
+	 * 0 if another server's handle does, -1 on error. */
+	int (*try_lead)(struct store *st, enum store_job job);
 	/* Bytes the database takes on disk. */
 	int64_t (*size_bytes)(struct store *st);
 	/* Last error message of this handle. */
@@ -104,5 +110,9 @@ struct store {
 
 /* Opens a SQLite store handle on an already migrated database file; NULL with err on failure. */
 struct store *store_sqlite_open(const char *path, char *err, size_t errlen);
+/* Opens a PostgreSQL store handle (its own connection) on a migrated database; NULL with err. */
+struct store *store_pg_open(const char *conninfo, char *err, size_t errlen);
+/* Opens a store handle of the backend db names (store_pg_open for a conninfo, else SQLite). */
+struct store *store_open(const char *db, char *err, size_t errlen);
 
 #endif /* SCHEDIO_SERVER_STORE_H */

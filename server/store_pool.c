@@ -24,7 +24,7 @@ struct store_pool *store_pool_open(const char *path, unsigned n, char *err, size
 	if (!p->all || !p->free_list)
 		goto fail;
 	for (; p->n < n; p->n++) {
-		p->all[p->n] = store_sqlite_open(path, err, errlen);
+		p->all[p->n] = store_open(path, err, errlen);
 		if (!p->all[p->n])
 			goto fail;
 		p->free_list[p->free_n++] = p->all[p->n];

@@ -12,14 +12,16 @@
 #include "common/cli.h"
 #include "server/auth.h"
 #include "server/db.h"
+#include "server/pg_conn.h"
+#include "server/token_store.h"
 
 static const char *prog = "schedio-server token";
 
 static void usage(void)
 {
-	printf("Usage: schedio-server token add --db FILE [--scope ingest|submit|admin] NAME\n"
-	       "       schedio-server token list --db FILE\n"
-	       "       schedio-server token revoke --db FILE NAME\n"
+	printf("Usage: schedio-server token add --db FILE|CONNINFO [--scope ingest|submit|admin] NAME\n"
+	       "       schedio-server token list --db FILE|CONNINFO\n"
+	       "       schedio-server token revoke --db FILE|CONNINFO NAME\n"
 	       "\n"
 	       "Manages API tokens. Agents need an ingest token, SSD submitters a submit token;\n"
 	       "admin tokens pass every check. The token is printed once, on the last line.\n");
@@ -35,7 +37,8 @@ int token_cmd_main(int argc, char **argv)
 	};
 	const char *dbpath = NULL, *scope = "ingest", *action;
 	char err[1024], token[AUTH_TOKEN_HEX + 1];
-	sqlite3 *db;
+	sqlite3 *db = NULL;
+	struct token_store *ts;
 	int c, rc = 1;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -58,33 +61,42 @@ int token_cmd_main(int argc, char **argv)
 			cli_bad_option(prog, argc, argv);
 	}
 	if (!dbpath)
-		cli_usage_error(prog, "--db FILE is required");
+		cli_usage_error(prog, "--db FILE|CONNINFO is required");
 	if (!strcmp(action, "list") ? optind != argc : optind != argc - 1)
 		cli_usage_error(prog, "%s wants %s", action, strcmp(action, "list") ? "one NAME" : "no arguments");
 	if (!auth_scope_valid(scope))
 		cli_usage_error(prog, "unknown scope '%s' (want ingest, submit or admin)", scope);
-	db = db_open(dbpath, err, sizeof(err));
-	if (!db) {
+	if (pg_is_conninfo(dbpath)) {
+		ts = pg_setup(dbpath, err, sizeof(err)) == 0 ? token_store_pg_open(dbpath, err, sizeof(err)) : NULL;
+	} else {
+		db = db_open(dbpath, err, sizeof(err));
+		ts = db ? token_store_sqlite_open(db) : NULL;
+		if (db && !ts)
+			snprintf(err, sizeof(err), "out of memory");
+	}
+	if (!ts) {
 		fprintf(stderr, "%s: %s\n", prog, err);
+		sqlite3_close(db);
 		return 1;
 	}
 	if (!strcmp(action, "add")) {
-		if (auth_token_add(db, argv[optind], scope, token, err, sizeof(err)) == 0) {
+		if (ts->ops->add(ts, argv[optind], scope, token, err, sizeof(err)) == 0) {
 			printf("token '%s' (scope %s) created; it is shown only now:\n%s\n", argv[optind], scope, token);
 			rc = 0;
 		}
 	} else if (!strcmp(action, "revoke")) {
-		if (auth_token_revoke(db, argv[optind], err, sizeof(err)) == 0) {
+		if (ts->ops->revoke(ts, argv[optind], err, sizeof(err)) == 0) {
 			printf("token '%s' revoked\n", argv[optind]);
 			rc = 0;
 		}
 	} else {
-		rc = auth_token_list(db, stdout) == 0 ? 0 : 1;
+		rc = ts->ops->list(ts, stdout) == 0 ? 0 : 1;
 		if (rc)
-			snprintf(err, sizeof(err), "cannot list tokens: %s", sqlite3_errmsg(db));
+			snprintf(err, sizeof(err), "cannot list tokens: %s", ts->ops->errmsg(ts));
 	}
 	if (rc)
 		fprintf(stderr, "%s: %s\n", prog, err);
+	ts->ops->close(ts);
 	sqlite3_close(db);
 	return rc;
 }

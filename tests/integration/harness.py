@@ -1,11 +1,15 @@
 """harness.py - what integration tests share: the built programs, a real
-schedio-server on an ephemeral loopback port with a real SQLite file, and a
-real HTTP client (http.client). Python's standard library only."""
+schedio-server on an ephemeral loopback port with a real SQLite file (or,
+with SCHEDIO_TEST_DB_BACKEND=postgresql, a fresh database of the throwaway
+PostgreSQL that tests/pg/pg-start.sh started; SCHEDIO_TEST_PG_STATE names its
+state file), and a real HTTP client (http.client). Python's standard library
+only."""
 import http.client
 import json
 import os
 import re
 import shutil
+import sqlite3
 import signal
 import subprocess
 import sys
@@ -18,6 +22,50 @@ BIN = os.environ.get("SCHEDIO_BIN") or os.path.join(os.path.dirname(__file__), "
 SOURCE = os.environ.get("SCHEDIO_SOURCE") or os.path.join(os.path.dirname(__file__), "..", "..")
 DATA = os.environ.get("SCHEDIO_DATA") or os.path.join(SOURCE, "..", "shared", "data")
 SANITIZE = os.environ.get("SCHEDIO_SANITIZE") == "1"
+BACKEND = os.environ.get("SCHEDIO_TEST_DB_BACKEND", "sqlite")
+PG_STATE = os.environ.get("SCHEDIO_TEST_PG_STATE")
+_pg_seq = [0]
+
+
+def pg_server_conninfo():
+    """The throwaway cluster's conninfo (its 'postgres' database)."""
+    if not PG_STATE or not os.path.exists(PG_STATE):
+        raise RuntimeError("SCHEDIO_TEST_PG_STATE does not name a running tests/pg/pg-start.sh cluster")
+    with open(PG_STATE) as f:
+        return f.read().split("\n")[1].strip()
+
+
+def pg_database():
+    """Creates a fresh, empty database on the throwaway cluster; returns its conninfo."""
+    base = pg_server_conninfo()
+    _pg_seq[0] += 1
+    name = f"t{os.getpid()}_{_pg_seq[0]}_{int(time.time() * 1000) % 100000000}"
+    r = run(["psql", "-qAtX", base, "-c", f"CREATE DATABASE {name}"])
+    if r.returncode != 0:
+        raise RuntimeError("cannot create a test database: " + r.stderr)
+    return base.rsplit("/", 1)[0] + "/" + name
+
+
+def is_pg(db):
+    return db.startswith("postgresql://") or db.startswith("postgres://")
+
+
+def query(db, sql):
+    """Rows of one SQL statement on the server's database (a SQLite file or a
+    PostgreSQL conninfo); values come back as int where they look like one."""
+    if not is_pg(db):
+        con = sqlite3.connect(db)
+        try:
+            return [tuple(r) for r in con.execute(sql).fetchall()]
+        finally:
+            con.close()
+    r = run(["psql", "-qAtX", "-F", "\x1f", "-v", "ON_ERROR_STOP=1", db, "-c", sql])
+    if r.returncode != 0:
+        raise RuntimeError(f"psql: {sql}: {r.stderr}")
+    rows = []
+    for line in r.stdout.splitlines():
+        rows.append(tuple(int(v) if re.fullmatch(r"-?\d+", v) else v for v in line.split("\x1f")))
+    return rows
 
 
 def binary(name):
@@ -65,7 +113,9 @@ class Server:
 
     def __init__(self, *args, db=None, workdir=None):
         self.workdir = workdir or tempfile.mkdtemp(prefix="schedio-test-")
-        self.db = db or os.path.join(self.workdir, "schedio.db")
+        if db is None:
+            db = pg_database() if BACKEND == "postgresql" else os.path.join(self.workdir, "schedio.db")
+        self.db = db
         self.args = list(args)
         self.proc = None
         self.url = None

@@ -9,7 +9,7 @@ import stat
 import tempfile
 import unittest
 
-from harness import Server, binary, main, run
+from harness import BACKEND, Server, binary, is_pg, main, pg_database, query, run
 
 
 class ServerBasics(unittest.TestCase):
@@ -36,23 +36,25 @@ class ServerBasics(unittest.TestCase):
             self.assertIn("error", r.json())
 
     def test_migrations_recorded_and_database_reused(self):
+        # SQLite keeps the version in PRAGMA user_version, PostgreSQL in the schema_version table.
+        def version(db):
+            q = "SELECT max(version) FROM schema_version" if is_pg(db) else "PRAGMA user_version"
+            return query(db, q)[0][0]
+
+        def created(db):
+            return query(db, "SELECT value FROM server_meta WHERE key='created_ms'")[0][0]
+
         with Server() as s:
             db = s.db
             s.get_json("/healthz")
             s.stop()
-            con = sqlite3.connect(db)
-            version = con.execute("PRAGMA user_version").fetchone()[0]
-            created = con.execute("SELECT value FROM server_meta WHERE key='created_ms'").fetchone()[0]
-            con.close()
-            self.assertGreaterEqual(version, 1)
-            s.start()  # second start on the same file: no migration error, same database
+            v, c = version(db), created(db)
+            self.assertGreaterEqual(v, 1)
+            s.start()  # second start on the same database: no migration error, same database
             s.get_json("/healthz")
             s.stop()
-            con = sqlite3.connect(db)
-            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], version)
-            self.assertEqual(con.execute("SELECT value FROM server_meta WHERE key='created_ms'").fetchone()[0],
-                             created)
-            con.close()
+            self.assertEqual(version(db), v)
+            self.assertEqual(created(db), c)
 
     def test_newer_database_is_refused_and_left_untouched(self):
         d = tempfile.mkdtemp()
@@ -69,6 +71,22 @@ class ServerBasics(unittest.TestCase):
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         self.assertEqual(hashlib.sha256(open(db, "rb").read()).hexdigest(), before)
         self.assertEqual(sorted(os.listdir(d)), ["future.db"])
+
+    def test_newer_postgresql_database_is_refused_and_left_untouched(self):
+        if BACKEND != "postgresql":
+            self.skipTest("PostgreSQL backend only (SCHEDIO_TEST_DB_BACKEND=postgresql)")
+        db = pg_database()
+        query(db, "CREATE TABLE schema_version (version BIGINT PRIMARY KEY, name TEXT NOT NULL, "
+                  "applied_ms BIGINT NOT NULL); INSERT INTO schema_version VALUES (999999, 'future', 0); "
+                  "CREATE TABLE from_the_future (x INT)")
+        tables = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
+        before = query(db, tables)
+        r = run([binary("schedio-server"), "--listen", "127.0.0.1:0", "--db", db])
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("newer", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertEqual(query(db, tables), before)
+        self.assertEqual(query(db, "SELECT version FROM schema_version"), [(999999,)])
 
     def test_port_in_use_is_one_clear_line(self):
         sock = socket.socket()

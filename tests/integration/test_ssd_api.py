@@ -10,7 +10,6 @@ import json
 import math
 import os
 import shutil
-import sqlite3
 import subprocess
 import tempfile
 import unittest
@@ -275,8 +274,8 @@ class SsdBadInput(unittest.TestCase):
         cls.srv.cleanup()
 
     def rows(self):
-        with sqlite3.connect(self.srv.db) as db:
-            return [db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("ssd_results", "ssd_files", "ssd_models")]
+        return [harness.query(self.srv.db, f"SELECT count(*) FROM {t}")[0][0]
+                for t in ("ssd_results", "ssd_files", "ssd_models")]
 
     def refused(self, body, status, words):
         before = self.rows()

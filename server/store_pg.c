@@ -1,0 +1,454 @@
+/* store_pg.c - the PostgreSQL backend of store.h: a handle is one libpq
+ * connection with every statement prepared once, used by one thread.
+ *
+ * A batch of reports is one transaction and the caller answers only after
+ * its COMMIT. Each report is one statement that finds or creates its host
+ * and inserts the report with ON CONFLICT (host_id, seq) DO NOTHING
+ * RETURNING: the primary key, not this process, decides what is a
+ * duplicate, so a report retried against another server is stored once.
+ * Any error rolls the whole batch back (the agents retry it); PostgreSQL
+ * has no cheap per-statement undo short of a savepoint round trip per report.
+ *
+ * Several servers may ingest while one of them rolls up (try_lead), whose
+ * ingest fence only covers its own writer. So a report here is also "late"
+ * when its minute is older than the rollup could possibly have reached by
+ * wall clock (ROLLUP_GRACE_MS, less LATE_SLACK_MS of slack for clock skew and
+ * slow commits): its minute is then queued for a redo. A redo is idempotent,
+ * so marking too many is only work, marking too few would lose data.
+ */
+#include "server/store_pg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/rollup.h"
+
+#define LATE_SLACK_MS 30000LL
+
+#define ROW_COLS "host_id, t, sched_group, kernel, host_hist, series, iocost"
+#define HOST_COLS                                                                                                  \
+	"id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, sched_ops, agent_version, " \
+	"first_seen_ms, last_start_ms, last_end_ms"
+
+static const char *const sql[PQ_COUNT] = {
+	/* The host's row may be inserted by this statement (seen through ins) or exist already. */
+	[PQ_HOST_REPORT] = "WITH ins AS (INSERT INTO hosts (machine_id, hostname, first_seen_ms, last_start_ms, "
+			   "last_end_ms) VALUES ($1::text, $2::text, $3::bigint, -1, -1) "
+			   "ON CONFLICT (machine_id) DO NOTHING RETURNING id), "
+			   "h AS (SELECT id FROM ins UNION ALL SELECT id FROM hosts WHERE machine_id = $1::text LIMIT 1), "
+			   "r AS (INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
+			   "host_hist, series, iocost) SELECT id, $4::bigint, $5::bigint, $6::bigint, $3::bigint, $7::text, "
+			   "$8::text, $9::bytea, $10::bytea, $11::bytea FROM h ON CONFLICT (host_id, seq) DO NOTHING "
+			   "RETURNING host_id) "
+			   "SELECT host_id FROM r",
+	[PQ_DUP_CHECK] = "SELECT h.id, (SELECT count(*) FROM reports r WHERE r.host_id = h.id AND r.seq = $2::bigint) "
+			 "FROM hosts h WHERE h.machine_id = $1::text",
+	[PQ_HOST_UPDATE] = "UPDATE hosts SET hostname = $2::text, kernel = coalesce($3::text, kernel), "
+			   "arch = coalesce($4::text, arch), cpus = coalesce($5::bigint, cpus), "
+			   "l3_json = coalesce($6::text, l3_json), disks_json = coalesce($7::text, disks_json), "
+			   "sched_state = coalesce($8::text, sched_state), "
+			   "sched_ops = CASE WHEN $8::text IS NULL THEN sched_ops ELSE $9::text END, "
+			   "agent_version = coalesce($10::text, agent_version), last_start_ms = $11::bigint, "
+			   "last_end_ms = $12::bigint WHERE id = $1::bigint AND last_start_ms <= $11::bigint",
+	[PQ_DIRTY_INSERT] = "INSERT INTO rollup_dirty (host_id, t) VALUES ($1::bigint, $2::bigint) ON CONFLICT DO NOTHING",
+	[PQ_HOSTS_ALL] = "SELECT " HOST_COLS " FROM hosts ORDER BY hostname COLLATE \"C\", machine_id COLLATE \"C\"",
+	[PQ_HOSTS_ONE] = "SELECT " HOST_COLS " FROM hosts WHERE machine_id = $1::text",
+	[PQ_REPORTS] = "SELECT seq, start_ms, end_ms FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
+		       "AND start_ms < $3::bigint ORDER BY seq",
+	[PQ_SCAN_RAW_HOST] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms "
+			     "FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint AND start_ms < $3::bigint "
+			     "ORDER BY start_ms",
+	[PQ_SCAN_RAW_ALL] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms "
+			    "FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
+			    "ORDER BY host_id, start_ms",
+	[PQ_SCAN_ROLL_HOST] = "SELECT " ROW_COLS " FROM rollups WHERE level = $1::bigint AND host_id = $2::bigint "
+			      "AND t >= $3::bigint AND t < $4::bigint ORDER BY t",
+	[PQ_SCAN_ROLL_ALL] = "SELECT " ROW_COLS " FROM rollups WHERE level = $1::bigint AND t >= $2::bigint "
+			     "AND t < $3::bigint ORDER BY host_id, t",
+	[PQ_LATEST] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms FROM reports "
+		      "WHERE host_id = $1::bigint ORDER BY start_ms DESC LIMIT 1",
+	[PQ_HOSTS_IN_RAW] = "SELECT DISTINCT host_id FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
+			    "ORDER BY host_id",
+	[PQ_HOSTS_IN_ROLL] = "SELECT DISTINCT host_id FROM rollups WHERE level = $1::bigint AND t >= $2::bigint "
+			     "AND t < $3::bigint ORDER BY host_id",
+	[PQ_FLEET_SCAN] = "SELECT t, key, hosts, hist FROM fleet_rollups WHERE level = $1::bigint AND dim = $2::text "
+			  "AND t >= $3::bigint AND t < $4::bigint ORDER BY t, key COLLATE \"C\"",
+	[PQ_ROLLUP_PUT] = "INSERT INTO rollups (level, " ROW_COLS ") VALUES ($1::bigint, $2::bigint, $3::bigint, "
+			  "$4::text, $5::text, $6::bytea, $7::bytea, $8::bytea) ON CONFLICT (level, host_id, t) DO UPDATE "
+			  "SET sched_group = EXCLUDED.sched_group, kernel = EXCLUDED.kernel, "
+			  "host_hist = EXCLUDED.host_hist, series = EXCLUDED.series, iocost = EXCLUDED.iocost",
+	[PQ_FLEET_PUT] = "INSERT INTO fleet_rollups (level, t, dim, key, hosts, hist) VALUES ($1::bigint, $2::bigint, "
+			 "$3::text, $4::text, $5::bigint, $6::bytea) ON CONFLICT (level, t, dim, key) DO UPDATE "
+			 "SET hosts = EXCLUDED.hosts, hist = EXCLUDED.hist",
+	[PQ_FLEET_DEL] = "DELETE FROM fleet_rollups WHERE level = $1::bigint AND t = $2::bigint AND dim = $3::text "
+			 "AND key = $4::text",
+	[PQ_DIRTY_TAKE] = "DELETE FROM rollup_dirty WHERE (host_id, t) IN (SELECT host_id, t FROM rollup_dirty "
+			  "ORDER BY t LIMIT $1::bigint FOR UPDATE SKIP LOCKED) RETURNING host_id, t",
+	[PQ_EXPIRE_RAW] = "DELETE FROM reports WHERE ctid IN (SELECT ctid FROM reports WHERE start_ms < $1::bigint "
+			  "LIMIT $2::bigint)",
+	[PQ_EXPIRE_ROLL] = "DELETE FROM rollups WHERE ctid IN (SELECT ctid FROM rollups WHERE level = $1::bigint "
+			   "AND t < $2::bigint LIMIT $3::bigint)",
+	[PQ_EXPIRE_FLEET] = "DELETE FROM fleet_rollups WHERE level = $1::bigint AND t < $2::bigint",
+	[PQ_META_GET] = "SELECT value FROM server_meta WHERE key = $1::text",
+	[PQ_META_PUT] = "INSERT INTO server_meta (key, value) VALUES ($1::text, $2::text) ON CONFLICT (key) DO UPDATE "
+			"SET value = EXCLUDED.value",
+	[PQ_SIZE] = "SELECT pg_database_size(current_database())::bigint",
+	[PQ_TRY_LOCK] = "SELECT CASE WHEN pg_try_advisory_lock($1::bigint) THEN 1::bigint ELSE 0::bigint END",
+};
+
+static const char *const names[PQ_COUNT] = {
+	"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11", "p12", "p13",
+	"p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25",
+};
+
+_Static_assert(PQ_COUNT == 26, "one name per statement");
+
+const char *pq_name(enum pq_stmt which)
+{
+	return names[which];
+}
+
+static struct pq_store *from(struct store *base)
+{
+	return (struct pq_store *)base;
+}
+
+/* Runs a statement for its effect; returns rows affected or -1. */
+static int run_cmd(struct pq_store *s, enum pq_stmt which, const struct pg_params *p)
+{
+	PGresult *r = pg_run(s->c, names[which], p);
+	int n;
+
+	if (!r)
+		return -1;
+	n = atoi(PQcmdTuples(r));
+	PQclear(r);
+	return n;
+}
+
+static int64_t floor_minute(int64_t t)
+{
+	return t - ((t % STORE_MINUTE_MS) + STORE_MINUTE_MS) % STORE_MINUTE_MS;
+}
+
+/* Inserts the report; *id is its host and *stored whether it is new. 0 or -1. */
+static int insert_report(struct pq_store *s, const struct report *r, int64_t now_ms, int64_t *id, bool *stored)
+{
+	struct pg_params p = { 0 };
+	PGresult *res;
+
+	pg_p_text(&p, r->machine_id);
+	pg_p_text(&p, r->hostname);
+	pg_p_int(&p, now_ms);
+	pg_p_int(&p, (int64_t)r->seq);
+	pg_p_int(&p, r->start_ms);
+	pg_p_int(&p, r->end_ms);
+	pg_p_text(&p, r->sched_group);
+	pg_p_text(&p, r->kernel ? r->kernel : "");
+	pg_p_blob(&p, r->host_hist.p, r->host_hist.len, r->has_runqlat);
+	pg_p_blob(&p, r->series.p, r->series.len, r->has_runqlat);
+	pg_p_blob(&p, r->iocost.p, r->iocost.len, r->has_iocost);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		res = pg_run(s->c, names[PQ_HOST_REPORT], &p);
+		if (!res)
+			return -1;
+		if (PQntuples(res) == 1) {
+			*id = pg_int(res, 0, 0);
+			*stored = true;
+			PQclear(res);
+			return 0;
+		}
+		PQclear(res);
+		/* No row: a duplicate, or a host another server created after this statement's snapshot. */
+		struct pg_params q = { 0 };
+
+		pg_p_text(&q, r->machine_id);
+		pg_p_int(&q, (int64_t)r->seq);
+		res = pg_run(s->c, names[PQ_DUP_CHECK], &q);
+		if (!res)
+			return -1;
+		if (PQntuples(res) == 1 && pg_int(res, 0, 1) > 0) {
+			*id = pg_int(res, 0, 0);
+			*stored = false;
+			PQclear(res);
+			return 0;
+		}
+		PQclear(res);
+	}
+	return -1;
+}
+
+static int put_one(struct pq_store *s, const struct report *r, int64_t now_ms, int64_t late_mark, int *result)
+{
+	struct pg_params p = { 0 };
+	int64_t id, minute = floor_minute(r->start_ms);
+	bool stored;
+
+	if (insert_report(s, r, now_ms, &id, &stored))
+		return -1;
+	if (!stored) {
+		*result = STORE_DUPLICATE;
+		return 0;
+	}
+	pg_p_int(&p, id);
+	pg_p_text(&p, r->hostname);
+	pg_p_text(&p, r->kernel);
+	pg_p_text(&p, r->arch);
+	if (r->cpus)
+		pg_p_int(&p, r->cpus);
+	else
+		pg_p_text(&p, NULL);
+	pg_p_text(&p, r->l3_json);
+	pg_p_text(&p, r->disks_json);
+	pg_p_text(&p, r->sched_state);
+	pg_p_text(&p, r->sched_ops);
+	pg_p_text(&p, r->agent_version);
+	pg_p_int(&p, r->start_ms);
+	pg_p_int(&p, r->end_ms);
+	if (run_cmd(s, PQ_HOST_UPDATE, &p) < 0)
+		return -1;
+	if (minute < late_mark) {
+		struct pg_params d = { 0 };
+
+		pg_p_int(&d, id);
+		pg_p_int(&d, minute);
+		if (run_cmd(s, PQ_DIRTY_INSERT, &d) < 0)
+			return -1;
+	}
+	*result = STORE_STORED;
+	return 0;
+}
+
+static int pq_put_reports(struct store *base, struct report *const *reps, size_t n, int *results, int64_t now_ms,
+			  int64_t minute_mark)
+{
+	struct pq_store *s = from(base);
+	int64_t late_mark = floor_minute(now_ms - ROLLUP_GRACE_MS + LATE_SLACK_MS);
+
+	if (minute_mark > late_mark)
+		late_mark = minute_mark;
+	for (size_t i = 0; i < n; i++)
+		results[i] = STORE_FAILED;
+	if (pg_exec(s->c, "BEGIN") < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (put_one(s, reps[i], now_ms, late_mark, &results[i]))
+			goto fail;
+	if (pg_exec(s->c, "COMMIT") < 0)
+		goto fail;
+	return 0;
+fail:
+	pg_exec(s->c, "ROLLBACK");
+	for (size_t i = 0; i < n; i++)
+		results[i] = STORE_FAILED;
+	return -1;
+}
+
+static int pq_begin(struct store *base)
+{
+	return pg_exec(from(base)->c, "BEGIN");
+}
+
+static int pq_commit(struct store *base)
+{
+	return pg_exec(from(base)->c, "COMMIT");
+}
+
+static void pq_rollback(struct store *base)
+{
+	pg_exec(from(base)->c, "ROLLBACK");
+}
+
+static int pq_rollup_put(struct store *base, enum store_level lv, const struct store_row *r)
+{
+	struct pg_params p = { 0 };
+
+	pg_p_int(&p, lv);
+	pg_p_int(&p, r->host_id);
+	pg_p_int(&p, r->t);
+	pg_p_text(&p, r->sched_group);
+	pg_p_text(&p, r->kernel);
+	pg_p_blob(&p, r->host_hist, r->host_hist_len, r->host_hist != NULL);
+	pg_p_blob(&p, r->series, r->series_len, r->series != NULL);
+	pg_p_blob(&p, r->iocost, r->iocost_len, r->iocost != NULL);
+	return run_cmd(from(base), PQ_ROLLUP_PUT, &p) < 0 ? -1 : 0;
+}
+
+static int pq_fleet_put(struct store *base, enum store_level lv, int64_t t, const char *dim, const char *key,
+			int64_t hosts, const struct blob *hist)
+{
+	struct pg_params p = { 0 };
+	bool put = hist && hist->len;
+
+	pg_p_int(&p, lv);
+	pg_p_int(&p, t);
+	pg_p_text(&p, dim);
+	pg_p_text(&p, key);
+	if (put) {
+		pg_p_int(&p, hosts);
+		pg_p_blob(&p, hist->p, hist->len, true);
+	}
+	return run_cmd(from(base), put ? PQ_FLEET_PUT : PQ_FLEET_DEL, &p) < 0 ? -1 : 0;
+}
+
+static int pq_dirty_take(struct store *base, int max, store_id_fn fn, void *arg)
+{
+	struct pg_params p = { 0 };
+	PGresult *r;
+	int n, rc = 0;
+
+	pg_p_int(&p, max);
+	r = pg_run(from(base)->c, names[PQ_DIRTY_TAKE], &p);
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = fn(arg, pg_int(r, i, 0), pg_int(r, i, 1));
+	PQclear(r);
+	return rc < 0 ? -1 : n;
+}
+
+static int pq_expire(struct store *base, enum store_level lv, int64_t before_ms, int max)
+{
+	struct pq_store *s = from(base);
+	struct pg_params p = { 0 }, f = { 0 };
+	int n;
+
+	if (lv != STORE_RAW)
+		pg_p_int(&p, lv);
+	pg_p_int(&p, before_ms);
+	pg_p_int(&p, max);
+	n = run_cmd(s, lv == STORE_RAW ? PQ_EXPIRE_RAW : PQ_EXPIRE_ROLL, &p);
+	if (n < 0)
+		return -1;
+	if (lv != STORE_RAW) {
+		pg_p_int(&f, lv);
+		pg_p_int(&f, before_ms);
+		if (run_cmd(s, PQ_EXPIRE_FLEET, &f) < 0)
+			return -1;
+	}
+	return n;
+}
+
+static int pq_meta_get(struct store *base, const char *key, int64_t *v)
+{
+	struct pg_params p = { 0 };
+	PGresult *r;
+	int rc = 1;
+
+	pg_p_text(&p, key);
+	r = pg_run(from(base)->c, names[PQ_META_GET], &p);
+	if (!r)
+		return -1;
+	if (PQntuples(r) == 1) {
+		*v = strtoll(pg_text(r, 0, 0), NULL, 10);
+		rc = 0;
+	}
+	PQclear(r);
+	return rc;
+}
+
+static int pq_meta_put(struct store *base, const char *key, int64_t v)
+{
+	struct pg_params p = { 0 };
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	pg_p_text(&p, key);
+	pg_p_text(&p, buf);
+	return run_cmd(from(base), PQ_META_PUT, &p) < 0 ? -1 : 0;
+}
+
+/* Session-level advisory lock per job: held until this connection ends, so
+ * the leader keeps its job while alive and another server takes it over
+ * within one rollup round after the leader dies (its connection drops). */
+static int pq_try_lead(struct store *base, enum store_job job)
+{
+	struct pq_store *s = from(base);
+	struct pg_params p = { 0 };
+	PGresult *r;
+
+	if (s->lead[job])
+		return 1;
+	pg_p_int(&p, PG_MIGRATE_LOCK + 1 + job);
+	r = pg_run(s->c, names[PQ_TRY_LOCK], &p);
+	if (!r)
+		return -1;
+	s->lead[job] = pg_int(r, 0, 0) == 1;
+	PQclear(r);
+	return s->lead[job];
+}
+
+static int64_t pq_size_bytes(struct store *base)
+{
+	PGresult *r = pg_run(from(base)->c, names[PQ_SIZE], NULL);
+	int64_t v = -1;
+
+	if (!r)
+		return -1;
+	if (PQntuples(r) == 1)
+		v = pg_int(r, 0, 0);
+	PQclear(r);
+	return v;
+}
+
+static const char *pq_errmsg(struct store *base)
+{
+	return PQerrorMessage(from(base)->c);
+}
+
+static void pq_close(struct store *base)
+{
+	struct pq_store *s = from(base);
+
+	if (!s)
+		return;
+	PQfinish(s->c);
+	free(s);
+}
+
+static const struct store_ops pq_ops = {
+	.put_reports = pq_put_reports,
+	.hosts = pq_hosts,
+	.reports = pq_reports,
+	.scan = pq_scan,
+	.latest = pq_latest,
+	.hosts_in = pq_hosts_in,
+	.fleet_scan = pq_fleet_scan,
+	.begin = pq_begin,
+	.commit = pq_commit,
+	.rollback = pq_rollback,
+	.rollup_put = pq_rollup_put,
+	.fleet_put = pq_fleet_put,
+	.dirty_take = pq_dirty_take,
+	.expire = pq_expire,
+	.meta_get = pq_meta_get,
+	.meta_put = pq_meta_put,
+	.try_lead = pq_try_lead,
+	.size_bytes = pq_size_bytes,
+	.errmsg = pq_errmsg,
+	.close = pq_close,
+};
+
+struct store *store_pg_open(const char *conninfo, char *err, size_t errlen)
+{
+	struct pq_store *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->base.ops = &pq_ops;
+	s->c = pg_connect(conninfo, err, errlen);
+	if (!s->c || pg_prepare_all(s->c, names, sql, PQ_COUNT, err, errlen) < 0) {
+		pq_close(&s->base);
+		return NULL;
+	}
+	return &s->base;
+}
+
+struct store *store_open(const char *db, char *err, size_t errlen)
+{
+	return pg_is_conninfo(db) ? store_pg_open(db, err, errlen) : store_sqlite_open(db, err, errlen);
+}

@@ -1,0 +1,160 @@
+/* store_pg_read.c - the PostgreSQL backend's reads: the same statements as
+ * the SQLite ones, with results in binary format. Each query's rows arrive
+ * whole (one PGresult); blobs are handed to the callback without copying and
+ * live until the result is cleared after the walk. */
+#include "server/store_pg.h"
+
+static PGresult *query(struct store *base, enum pq_stmt which, const struct pg_params *p)
+{
+	return pg_run(((struct pq_store *)base)->c, pq_name(which), p);
+}
+
+int pq_hosts(struct store *base, const char *machine_id, store_host_fn fn, void *arg)
+{
+	struct pg_params p = { 0 };
+	PGresult *r;
+	int stop = 0;
+
+	if (machine_id)
+		pg_p_text(&p, machine_id);
+	r = query(base, machine_id ? PQ_HOSTS_ONE : PQ_HOSTS_ALL, &p);
+	if (!r)
+		return -1;
+	for (int i = 0; !stop && i < PQntuples(r); i++) {
+		struct store_host h = {
+			.id = pg_int(r, i, 0),
+			.machine_id = pg_text(r, i, 1),
+			.hostname = pg_text(r, i, 2),
+			.kernel = pg_text(r, i, 3),
+			.arch = pg_text(r, i, 4),
+			.cpus = pg_int(r, i, 5),
+			.l3_json = pg_text(r, i, 6),
+			.disks_json = pg_text(r, i, 7),
+			.sched_state = pg_text(r, i, 8),
+			.sched_ops = pg_text(r, i, 9),
+			.agent_version = pg_text(r, i, 10),
+			.first_seen_ms = pg_int(r, i, 11),
+			.last_start_ms = pg_int(r, i, 12),
+			.last_end_ms = pg_int(r, i, 13),
+		};
+		stop = fn(arg, &h);
+	}
+	PQclear(r);
+	return stop;
+}
+
+int pq_reports(struct store *base, int64_t host_id, int64_t from, int64_t to, store_report_fn fn, void *arg)
+{
+	struct pg_params p = { 0 };
+	PGresult *r;
+	int stop = 0;
+
+	pg_p_int(&p, host_id);
+	pg_p_int(&p, from);
+	pg_p_int(&p, to);
+	r = query(base, PQ_REPORTS, &p);
+	if (!r)
+		return -1;
+	for (int i = 0; !stop && i < PQntuples(r); i++)
+		stop = fn(arg, (uint64_t)pg_int(r, i, 0), pg_int(r, i, 1), pg_int(r, i, 2));
+	PQclear(r);
+	return stop;
+}
+
+/* Walks rows in the column order of ROW_COLS (raw scans add end_ms last); clears r. */
+static int walk_rows(PGresult *r, int64_t width, store_row_fn fn, void *arg)
+{
+	int stop = 0;
+
+	if (!r)
+		return -1;
+	for (int i = 0; !stop && i < PQntuples(r); i++) {
+		struct store_row row = {
+			.host_id = pg_int(r, i, 0),
+			.t = pg_int(r, i, 1),
+			.sched_group = pg_text(r, i, 2),
+			.kernel = pg_text(r, i, 3),
+		};
+		row.host_hist = pg_blob(r, i, 4, &row.host_hist_len);
+		row.series = pg_blob(r, i, 5, &row.series_len);
+		row.iocost = pg_blob(r, i, 6, &row.iocost_len);
+		row.end = width ? row.t + width : pg_int(r, i, 7);
+		stop = fn(arg, &row);
+	}
+	PQclear(r);
+	return stop;
+}
+
+int pq_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
+	    void *arg)
+{
+	struct pg_params p = { 0 };
+	enum pq_stmt which;
+
+	if (lv == STORE_RAW) {
+		which = host_id >= 0 ? PQ_SCAN_RAW_HOST : PQ_SCAN_RAW_ALL;
+	} else {
+		which = host_id >= 0 ? PQ_SCAN_ROLL_HOST : PQ_SCAN_ROLL_ALL;
+		pg_p_int(&p, lv);
+	}
+	if (host_id >= 0)
+		pg_p_int(&p, host_id);
+	pg_p_int(&p, from);
+	pg_p_int(&p, to);
+	return walk_rows(query(base, which, &p), lv == STORE_RAW ? 0 : lv == STORE_MINUTE ? STORE_MINUTE_MS : STORE_HOUR_MS,
+			 fn, arg);
+}
+
+int pq_latest(struct store *base, int64_t host_id, store_row_fn fn, void *arg)
+{
+	struct pg_params p = { 0 };
+
+	pg_p_int(&p, host_id);
+	return walk_rows(query(base, PQ_LATEST, &p), 0, fn, arg);
+}
+
+int pq_hosts_in(struct store *base, enum store_level lv, int64_t from, int64_t to, store_id_fn fn, void *arg)
+{
+	struct pg_params p = { 0 };
+	PGresult *r;
+	int stop = 0;
+
+	if (lv != STORE_RAW)
+		pg_p_int(&p, lv);
+	pg_p_int(&p, from);
+	pg_p_int(&p, to);
+	r = query(base, lv == STORE_RAW ? PQ_HOSTS_IN_RAW : PQ_HOSTS_IN_ROLL, &p);
+	if (!r)
+		return -1;
+	for (int i = 0; !stop && i < PQntuples(r); i++)
+		stop = fn(arg, pg_int(r, i, 0), 0);
+	PQclear(r);
+	return stop;
+}
+
+int pq_fleet_scan(struct store *base, enum store_level lv, const char *dim, int64_t from, int64_t to,
+		  store_fleet_fn fn, void *arg)
+{
+	struct pg_params p = { 0 };
+	PGresult *r;
+	int stop = 0;
+
+	pg_p_int(&p, lv);
+	pg_p_text(&p, dim);
+	pg_p_int(&p, from);
+	pg_p_int(&p, to);
+	r = query(base, PQ_FLEET_SCAN, &p);
+	if (!r)
+		return -1;
+	for (int i = 0; !stop && i < PQntuples(r); i++) {
+		struct store_fleet_row f = {
+			.t = pg_int(r, i, 0),
+			.key = pg_text(r, i, 1),
+			.hosts = pg_int(r, i, 2),
+		};
+		f.hist = pg_blob(r, i, 3, &f.hist_len);
+		stop = fn(arg, &f);
+	}
+	PQclear(r);
+	return stop;
+}
