@@ -212,3 +212,16 @@ int pg_prepare_all(PGconn *c, const char *const *names, const char *const *sqls,
 	}
 	return 0;
 }
+
+int pg_revive(PGconn *c, const char *const *names, const char *const *sqls, int count)
+{
+	char err[256];
+
+	if (PQstatus(c) == CONNECTION_OK)
+		return 0;
+	PQreset(c);
+	if (PQstatus(c) != CONNECTION_OK || pg_exec(c, "SET client_min_messages = warning") < 0 ||
+	    pg_prepare_all(c, names, sqls, count, err, sizeof(err)) < 0)
+		return -1;
+	return 1;
+}

@@ -45,6 +45,9 @@ PGresult *pg_run(PGconn *c, const char *name, const struct pg_params *p);
 int64_t pg_int(const PGresult *r, int row, int col);
 const char *pg_text(const PGresult *r, int row, int col);
 const void *pg_blob(const PGresult *r, int row, int col, size_t *len);
+/* Reconnects a dropped connection (PostgreSQL restarted, network cut) and prepares its
+ * statements again; 0 when usable (1 when it was just reconnected), -1 when still down. */
+int pg_revive(PGconn *c, const char *const *names, const char *const *sqls, int count);
 /* Prepares count statements named names[i] from sqls[i]; 0 or -1 with err. */
 int pg_prepare_all(PGconn *c, const char *const *names, const char *const *sqls, int count, char *err,
 		   size_t errlen);

@@ -126,7 +126,7 @@ static int pg_put(struct ssd_store *base, const struct ssd_result *r, const void
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (pg_exec(s->c, "BEGIN") < 0)
+	if (pg_revive(s->c, names, sql, S_COUNT) < 0 || pg_exec(s->c, "BEGIN") < 0)
 		goto dberr;
 	ins = insert(s, r, summary, gz, gz_len);
 	if (ins < 0)
@@ -162,7 +162,7 @@ static PGresult *query1(struct pg_ssd *s, int which, const char *arg)
 
 	pg_p_text(&p, arg);
 	pthread_mutex_lock(&s->lock);
-	r = pg_run(s->c, names[which], &p);
+	r = pg_revive(s->c, names, sql, S_COUNT) < 0 ? NULL : pg_run(s->c, names[which], &p);
 	pthread_mutex_unlock(&s->lock);
 	return r;
 }

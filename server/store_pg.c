@@ -114,6 +114,16 @@ static struct pq_store *from(struct store *base)
 	return (struct pq_store *)base;
 }
 
+int pq_ready(struct pq_store *s)
+{
+	int rc = pg_revive(s->c, names, sql, PQ_COUNT);
+
+	/* A new session holds no advisory locks: leadership must be won again. */
+	if (rc == 1)
+		s->lead[0] = s->lead[1] = false;
+	return rc < 0 ? -1 : 0;
+}
+
 /* Runs a statement for its effect; returns rows affected or -1. */
 static int run_cmd(struct pq_store *s, enum pq_stmt which, const struct pg_params *p)
 {
@@ -230,7 +240,7 @@ static int pq_put_reports(struct store *base, struct report *const *reps, size_t
 		late_mark = minute_mark;
 	for (size_t i = 0; i < n; i++)
 		results[i] = STORE_FAILED;
-	if (pg_exec(s->c, "BEGIN") < 0)
+	if (pq_ready(s) < 0 || pg_exec(s->c, "BEGIN") < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (put_one(s, reps[i], now_ms, late_mark, &results[i]))
@@ -247,7 +257,7 @@ fail:
 
 static int pq_begin(struct store *base)
 {
-	return pg_exec(from(base)->c, "BEGIN");
+	return pq_ready(from(base)) < 0 ? -1 : pg_exec(from(base)->c, "BEGIN");
 }
 
 static int pq_commit(struct store *base)
@@ -369,6 +379,8 @@ static int pq_try_lead(struct store *base, enum store_job job)
 	struct pg_params p = { 0 };
 	PGresult *r;
 
+	if (pq_ready(s) < 0)
+		return -1;
 	if (s->lead[job])
 		return 1;
 	pg_p_int(&p, PG_MIGRATE_LOCK + 1 + job);

@@ -23,6 +23,8 @@ struct pq_store {
 	bool lead[2]; /* advisory locks this session holds (see try_lead) */
 };
 
+/* Reconnects the handle if its connection dropped (statements prepared again); 0 or -1. */
+int pq_ready(struct pq_store *s);
 /* The statement name of which ("pN"). */
 const char *pq_name(enum pq_stmt which);
 /* The read operations, in store_pg_read.c; see struct store_ops. */

@@ -6,7 +6,9 @@
 
 static PGresult *query(struct store *base, enum pq_stmt which, const struct pg_params *p)
 {
-	return pg_run(((struct pq_store *)base)->c, pq_name(which), p);
+	struct pq_store *s = (struct pq_store *)base;
+
+	return pq_ready(s) < 0 ? NULL : pg_run(s->c, pq_name(which), p);
 }
 
 int pq_hosts(struct store *base, const char *machine_id, store_host_fn fn, void *arg)

@@ -38,7 +38,7 @@ static PGresult *run(struct pg_tokens *t, int i, const struct pg_params *p)
 	PGresult *r;
 
 	pthread_mutex_lock(&t->lock);
-	r = pg_run(t->c, names[i], p);
+	r = pg_revive(t->c, names, sql, 4) < 0 ? NULL : pg_run(t->c, names[i], p);
 	pthread_mutex_unlock(&t->lock);
 	return r;
 }
