@@ -16,7 +16,6 @@
 #include "agent/runqlat.h"
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/capability.h>
@@ -25,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <malloc.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,9 +55,7 @@ struct runqlat_probe {
 	struct runqlat *skel;
 	bool raw_tp, pid_hash;
 	unsigned ncpu, max_cgroups, depth;
-	struct runqlat_hist *cgroup_hists, *cpu_hists;
-	struct runqlat_slot_info *infos;
-	size_t cgroup_len, cpu_len, info_len;
+	struct runqlat_hist hist, zero; /* read buffer, and what a read half is reset to */
 	struct cgroup_paths paths;
 	struct slot_ref *refs, *recycled; /* scratch, max_cgroups + 1 each */
 	uint8_t *seen;                    /* scratch, one flag per slot */
@@ -126,30 +123,6 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return 0;
 }
 
-/* True if the kernel's BTF has the typed tracepoints tp_btf attaches to. */
-static bool have_tp_btf(void)
-{
-	static const char *const tps[] = { "btf_trace_sched_wakeup", "btf_trace_sched_wakeup_new",
-					   "btf_trace_sched_switch" };
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool ok = btf != NULL;
-
-	for (size_t i = 0; ok && i < sizeof(tps) / sizeof(tps[0]); i++)
-		ok = btf__find_by_name_kind(btf, tps[i], BTF_KIND_TYPEDEF) >= 0;
-	btf__free(btf);
-	return ok;
-}
-
-static void *map_mmap(struct bpf_map *map, size_t *len)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	void *p;
-
-	*len = ((size_t)bpf_map__value_size(map) * bpf_map__max_entries(map) + page - 1) / page * page;
-	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /* Opens, sizes, loads and attaches one flavour of the programs. */
 static int load(struct runqlat_probe *rq, const struct runqlat_config *cfg, bool raw_tp, char *msg, size_t cap)
 {
@@ -194,14 +167,6 @@ static int load(struct runqlat_probe *rq, const struct runqlat_config *cfg, bool
 			goto fail;
 		}
 	}
-	rq->cgroup_hists = map_mmap(skel->maps.cgroup_hists, &rq->cgroup_len);
-	rq->cpu_hists = map_mmap(skel->maps.cpu_hists, &rq->cpu_len);
-	rq->infos = map_mmap(skel->maps.slot_info, &rq->info_len);
-	if (!rq->cgroup_hists || !rq->cpu_hists || !rq->infos) {
-		err = -errno;
-		snprintf(msg, cap, "cannot map the runqlat histograms: %s", strerror(-err));
-		goto fail;
-	}
 	err = runqlat__attach(skel);
 	if (err) {
 		snprintf(msg, cap, "cannot attach the runqlat programs (%s): %s", raw_tp ? "raw_tp" : "tp_btf",
@@ -213,14 +178,6 @@ static int load(struct runqlat_probe *rq, const struct runqlat_config *cfg, bool
 	rq->pid_hash = hash;
 	return 0;
 fail:
-	if (rq->cgroup_hists)
-		munmap(rq->cgroup_hists, rq->cgroup_len);
-	if (rq->cpu_hists)
-		munmap(rq->cpu_hists, rq->cpu_len);
-	if (rq->infos)
-		munmap(rq->infos, rq->info_len);
-	rq->cgroup_hists = rq->cpu_hists = NULL;
-	rq->infos = NULL;
 	runqlat__destroy(skel);
 	return err;
 }
@@ -270,17 +227,22 @@ int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, c
 		snprintf(msg, cap, "cannot read the cgroup2 tree at %s: %s", root, strerror(-err));
 		goto fail;
 	}
-	if (cfg->force_raw_tp || !have_tp_btf()) {
+	/* tp_btf where the kernel has it, raw_tp where its load fails: trying is
+	 * cheaper than parsing the kernel's BTF a second time to predict it.
+	 */
+	if (cfg->force_raw_tp) {
 		err = load(rq, cfg, true, msg, cap);
 	} else {
 		err = load(rq, cfg, false, msg, cap);
 		if (err) {
-			log_warn("runqlat: %s; trying raw_tp", msg);
+			log_info("runqlat: %s; trying raw_tp", msg);
 			err = load(rq, cfg, true, msg, cap);
 		}
 	}
 	if (err)
 		goto fail;
+	/* libbpf parsed the kernel's BTF (megabytes) for CO-RE and freed it: give it back. */
+	malloc_trim(0);
 	*out = rq;
 	return 0;
 fail:
@@ -306,6 +268,29 @@ int runqlat_prog_fds(const struct runqlat_probe *rq, int *fds, int cap)
 			fds[n++] = bpf_program__fd(p);
 	}
 	return n;
+}
+
+size_t runqlat_map_memlock(const struct runqlat_probe *rq)
+{
+	struct bpf_map *m;
+	size_t total = 0;
+
+	bpf_object__for_each_map(m, rq->skel->obj)
+	{
+		char path[64], line[256];
+		unsigned long long v;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", bpf_map__fd(m));
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "memlock: %llu", &v) == 1)
+				total += v;
+		fclose(f);
+	}
+	return total;
 }
 
 /* Waits until every program that may have seen the old half has returned. */
@@ -343,14 +328,27 @@ static size_t list_slots(struct runqlat_probe *rq, struct slot_ref *refs)
 /* Path for a slot: its cached name, else its nearest cached ancestor. */
 static const char *slot_path(struct runqlat_probe *rq, const struct slot_ref *r)
 {
-	const struct runqlat_slot_info *info = &rq->infos[r->slot];
 	const char *path = cgroup_paths_get(&rq->paths, r->id);
+	struct runqlat_slot_info info;
 
 	if (path)
 		return path;
-	if (info->id != r->id || info->level > RUNQLAT_MAX_DEPTH)
+	if (bpf_map_lookup_elem(bpf_map__fd(rq->skel->maps.slot_info), &r->slot, &info) || info.id != r->id ||
+	    info.level > RUNQLAT_MAX_DEPTH)
 		return "/";
-	return cgroup_paths_resolve(&rq->paths, (const uint64_t *)info->ids, info->level); /* __u64 and uint64_t: same size */
+	/* __u64 and uint64_t have the same size */
+	return cgroup_paths_resolve(&rq->paths, (const uint64_t *)info.ids, info.level);
+}
+
+/* Reads the histogram at key of a map into rq->hist and resets it; false if it is empty. */
+static bool take_hist(struct runqlat_probe *rq, struct bpf_map *map, uint32_t key)
+{
+	int fd = bpf_map__fd(map);
+
+	if (bpf_map_lookup_elem(fd, &key, &rq->hist) || !rq->hist.count)
+		return false;
+	bpf_map_update_elem(fd, &key, &rq->zero, BPF_ANY);
+	return true;
 }
 
 /* Before the flip: frees the slots of cgroups that no longer exist. */
@@ -400,12 +398,8 @@ static int add_cgroups(struct runqlat_probe *rq, cJSON *arr, unsigned half, stru
 
 		memset(&rq->sum, 0, sizeof(rq->sum));
 		for (; j < n && !strcmp(refs[j].path, refs[i].path); j++) {
-			struct runqlat_hist *h = &rq->cgroup_hists[(size_t)half * rq->max_cgroups + refs[j].slot];
-
-			if (!h->count)
-				continue;
-			runqlat_summary_add(&rq->sum, h);
-			memset(h, 0, sizeof(*h));
+			if (take_hist(rq, rq->skel->maps.cgroup_hists, half * rq->max_cgroups + refs[j].slot))
+				runqlat_summary_add(&rq->sum, &rq->hist);
 		}
 		if (rq->sum.count && arr && !err) {
 			/* on failure keep going: every slot's half must still be zeroed */
@@ -424,14 +418,12 @@ static int add_cpus(struct runqlat_probe *rq, cJSON *arr, unsigned half)
 	int err = 0;
 
 	for (unsigned cpu = 0; cpu < rq->ncpu; cpu++) {
-		struct runqlat_hist *h = &rq->cpu_hists[(size_t)half * rq->ncpu + cpu];
 		cJSON *o;
 
-		if (!h->count)
+		if (!take_hist(rq, rq->skel->maps.cpu_hists, half * rq->ncpu + cpu))
 			continue;
 		memset(&rq->sum, 0, sizeof(rq->sum));
-		runqlat_summary_add(&rq->sum, h);
-		memset(h, 0, sizeof(*h));
+		runqlat_summary_add(&rq->sum, &rq->hist);
 		if (err || !arr)
 			continue;
 		o = cJSON_CreateObject();
@@ -498,12 +490,6 @@ void runqlat_close(struct runqlat_probe *rq)
 {
 	if (!rq)
 		return;
-	if (rq->cgroup_hists)
-		munmap(rq->cgroup_hists, rq->cgroup_len);
-	if (rq->cpu_hists)
-		munmap(rq->cpu_hists, rq->cpu_len);
-	if (rq->infos)
-		munmap(rq->infos, rq->info_len);
 	runqlat__destroy(rq->skel); /* closes the link fds: nothing stays attached */
 	cgroup_paths_free(&rq->paths);
 	free(rq->refs);

@@ -35,6 +35,8 @@ void runqlat_close(struct runqlat_probe *rq);
 const char *runqlat_attach_mode(const struct runqlat_probe *rq);
 /* Fds of the attached programs (for bpf_stats cost measurements); returns how many. */
 int runqlat_prog_fds(const struct runqlat_probe *rq, int *fds, int cap);
+/* Bytes the kernel charges for this instance's maps (fdinfo memlock), task storage excluded. */
+size_t runqlat_map_memlock(const struct runqlat_probe *rq);
 /* Bytes of BPF map memory for ncpu CPUs and max_cgroups slots (task storage excluded: per task). */
 size_t runqlat_map_bytes(unsigned ncpu, unsigned max_cgroups);
 

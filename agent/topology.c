@@ -156,7 +156,8 @@ int topology_read(const char *cpu_root, struct topology *t)
 		topology_free(t);
 		return err;
 	}
-	qsort(t->l3, t->nl3, sizeof(t->l3[0]), cmp_domain);
+	if (t->nl3)
+		qsort(t->l3, t->nl3, sizeof(t->l3[0]), cmp_domain);
 	return 0;
 }
 

@@ -67,7 +67,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, RUNQLAT_MAX_CGROUPS);
 	__type(key, __u32);
 	__type(value, struct runqlat_slot_info);
@@ -76,7 +75,6 @@ struct {
 /* [half * cfg_max_cgroups + slot], shared by all CPUs: updated atomically. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 2 * RUNQLAT_MAX_CGROUPS);
 	__type(key, __u32);
 	__type(value, struct runqlat_hist);
@@ -85,7 +83,6 @@ struct {
 /* [half * cfg_ncpu + cpu], each written only by its own CPU under the rq lock. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct runqlat_hist);
