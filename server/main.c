@@ -19,6 +19,7 @@
 #include "server/http.h"
 #include "server/listen.h"
 #include "server/server.h"
+#include "server/token_cmd.h"
 
 static const char *prog = "schedio-server";
 
@@ -31,6 +32,7 @@ static void usage(void)
 	       "\n"
 	       "Commands:\n"
 	       "  serve                 run the HTTP server (default)\n"
+	       "  token                 add, list or revoke API tokens (see token --help)\n"
 	       "\n"
 	       "Options of serve:\n"
 	       "  --listen ADDR:PORT    address to listen on (default 127.0.0.1:8080)\n"
@@ -218,6 +220,8 @@ int main(int argc, char **argv)
 	log_init(prog, LOG_INFO);
 	if (argc > 1 && strcmp(argv[1], "serve") == 0)
 		return serve(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "token") == 0)
+		return token_cmd_main(argc - 1, argv + 1);
 	if (argc > 1 && argv[1][0] != '-')
 		cli_usage_error(prog, "unknown command '%s'", argv[1]);
 	return serve(argc, argv);
