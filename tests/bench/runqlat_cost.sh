@@ -10,9 +10,10 @@
 # and system CPU and its RSS, and the BPF map memory for 256 CPUs and 4,096
 # cgroups. Exits non-zero if a bound is broken.
 #
-#   tests/bench/runqlat_cost.sh [BUILD_DIR]     (RUNS, SECONDS, AGENT_SECONDS override)
+#   tests/bench/runqlat_cost.sh [BUILD_DIR]   (default $SCHEDIO_BUILD or ./build;
+#   RUNS, SECONDS_PER_RUN and AGENT_SECONDS override the defaults 5, 8, 60)
 set -euo pipefail
-build=${1:-build}
+build=${1:-${SCHEDIO_BUILD:-build}}
 runs=${RUNS:-5}
 seconds=${SECONDS_PER_RUN:-8}
 agent_seconds=${AGENT_SECONDS:-60}
@@ -76,8 +77,10 @@ map_max=$(field map_bytes_256cpu_4096cg <"$tmp/task_storage" | head -n1)
 agent_pid=$!
 sleep 3
 read -r ut0 st0 < <(awk '{ print $14, $15 }' "/proc/$agent_pid/stat")
+read -r ns0 _ < "/proc/$agent_pid/schedstat"
 sleep "$agent_seconds"
 read -r ut1 st1 < <(awk '{ print $14, $15 }' "/proc/$agent_pid/stat")
+read -r ns1 _ < "/proc/$agent_pid/schedstat"
 rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$agent_pid/status")
 hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$agent_pid/status")
 kill "$agent_pid"
@@ -86,8 +89,11 @@ agent_pid=
 hz=$(getconf CLK_TCK)
 user_pct=$(awk -v t=$((ut1 - ut0)) -v hz="$hz" -v s="$agent_seconds" 'BEGIN { printf "%.4f", 100 * t / hz / s }')
 sys_pct=$(awk -v t=$((st1 - st0)) -v hz="$hz" -v s="$agent_seconds" 'BEGIN { printf "%.4f", 100 * t / hz / s }')
-printf 'agent  user CPU %s%% of a core, system CPU %s%% (over %d s at --interval 10)  RSS %d KiB (peak %d KiB, while libbpf parses the kernel BTF at load)\n' \
-	"$user_pct" "$sys_pct" "$agent_seconds" "$rss" "$hwm"
+total_pct=$(awk -v ns=$((ns1 - ns0)) -v s="$agent_seconds" 'BEGIN { printf "%.4f", 100 * ns / 1e9 / s }')
+# utime/stime tick at 1/CLK_TCK; schedstat's on-CPU time is in ns (user + system).
+printf 'agent  user CPU %s%% of a core, system %s%% (clock ticks), user+system %s%% (schedstat ns), over %d s at --interval 10\n' \
+	"$user_pct" "$sys_pct" "$total_pct" "$agent_seconds"
+printf 'agent  RSS %d KiB (peak %d KiB, while libbpf parses the kernel BTF at load)\n' "$rss" "$hwm"
 printf 'maps   %.1f MiB on this host (%d CPUs), %.1f MiB computed for 256 CPUs and 4096 cgroups (+ ~%d B task storage per task)\n' \
 	"$(awk -v b="$map_here" 'BEGIN { print b / 1048576 }')" "$(nproc)" "$(awk -v b="$map_max" 'BEGIN { print b / 1048576 }')" 64
 
