@@ -58,7 +58,7 @@ struct runqlat_probe {
 	struct runqlat_hist hist, zero; /* read buffer, and what a read half is reset to */
 	struct cgroup_paths paths;
 	struct slot_ref *refs, *recycled; /* scratch, max_cgroups + 1 each */
-	uint8_t *seen;                    /* scratch, one flag per slot */
+	uint8_t *seen;			  /* scratch, one flag per slot */
 	struct runqlat_summary sum;
 	uint64_t overflow_reported;
 };
@@ -155,7 +155,8 @@ static int load(struct runqlat_probe *rq, const struct runqlat_config *cfg, bool
 	bpf_program__set_autoload(skel->progs.schedio_rq_swtch_r, raw_tp);
 	err = runqlat__load(skel);
 	if (err) {
-		snprintf(msg, cap, "cannot load the runqlat BPF programs (%s): %s (run with -v for the verifier's reasons)",
+		snprintf(msg, cap,
+			 "cannot load the runqlat BPF programs (%s): %s (run with -v for the verifier's reasons)",
 			 raw_tp ? "raw_tp" : "tp_btf", strerror(-err));
 		goto fail;
 	}

@@ -11,12 +11,12 @@
 #include "agent/collector.h"
 
 struct runqlat_config {
-	unsigned cgroup_depth;  /* cgroups deeper than this count in their ancestor */
-	unsigned max_cgroups;   /* histogram slots; 0 = RUNQLAT_MAX_CGROUPS */
-	bool force_raw_tp;      /* use the raw_tp fallback even where tp_btf works */
-	bool pid_hash;          /* per-task state in a pid hash instead of task storage */
-	const char *btf_path;   /* NULL = /sys/kernel/btf/vmlinux */
-	const char *mounts;     /* NULL = /proc/self/mounts (where to find cgroup2) */
+	unsigned cgroup_depth; /* cgroups deeper than this count in their ancestor */
+	unsigned max_cgroups;  /* histogram slots; 0 = RUNQLAT_MAX_CGROUPS */
+	bool force_raw_tp;     /* use the raw_tp fallback even where tp_btf works */
+	bool pid_hash;	       /* per-task state in a pid hash instead of task storage */
+	const char *btf_path;  /* NULL = /sys/kernel/btf/vmlinux */
+	const char *mounts;    /* NULL = /proc/self/mounts (where to find cgroup2) */
 };
 
 struct runqlat_probe;

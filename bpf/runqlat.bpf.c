@@ -99,12 +99,14 @@ struct cgroup___old {
 	__u64 ancestor_ids[];
 } __attribute__((preserve_access_index));
 
-static __always_inline struct runqlat_task *state_get(struct task_struct *p, __u32 pid, bool btf, bool create)
+static __always_inline struct runqlat_task *state_get(struct task_struct *p, __u32 pid, bool btf,
+						      bool create)
 {
 	struct runqlat_task *st, zero = {};
 
 	if (btf && !cfg_pid_hash)
-		return bpf_task_storage_get(&task_state, p, NULL, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+		return bpf_task_storage_get(&task_state, p, NULL,
+					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	st = bpf_map_lookup_elem(&pid_state, &pid);
 	if (st || !create)
 		return st;

@@ -97,8 +97,8 @@ int main(int argc, char **argv)
 	}
 	printf("state=%s attach=%s seconds=%d switches=%llu ours_ns_per_switch=%.1f baseline_ns_per_switch=%.1f "
 	       "ratio=%.3f map_bytes_here=%zu map_bytes_256cpu_4096cg=%zu\n",
-	       cfg.pid_hash || cfg.force_raw_tp ? "pid_hash" : "task_storage", runqlat_attach_mode(rq), seconds, switches,
-	       (double)(ours1 - ours0) / (double)switches, (double)(base1 - base0) / (double)switches,
+	       cfg.pid_hash || cfg.force_raw_tp ? "pid_hash" : "task_storage", runqlat_attach_mode(rq), seconds,
+	       switches, (double)(ours1 - ours0) / (double)switches, (double)(base1 - base0) / (double)switches,
 	       (double)(ours1 - ours0) / (double)(base1 - base0), runqlat_map_memlock(rq),
 	       runqlat_map_bytes(256, RUNQLAT_MAX_CGROUPS));
 	rc = 0;

@@ -113,7 +113,8 @@ static void test_runqlat_entry_is_sparse_and_complete(void **state)
 	assert_int_equal(cJSON_GetArrayItem(pair, 1)->valueint, 2);
 	pair = cJSON_GetArrayItem(buckets, 2);
 	assert_int_equal(cJSON_GetArrayItem(pair, 0)->valueint, hist_index(123456789));
-	assert_true(cJSON_GetArrayItem(pair, 0)->valueint > cJSON_GetArrayItem(cJSON_GetArrayItem(buckets, 1), 0)->valueint);
+	assert_true(cJSON_GetArrayItem(pair, 0)->valueint >
+		    cJSON_GetArrayItem(cJSON_GetArrayItem(buckets, 1), 0)->valueint);
 	assert_int_equal(cJSON_GetObjectItem(o, "p50_ns")->valuedouble, hist_bucket_value(hist_index(1000)));
 	assert_non_null(cJSON_GetObjectItem(o, "p90_ns"));
 	assert_non_null(cJSON_GetObjectItem(o, "p99_ns"));
