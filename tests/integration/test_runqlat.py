@@ -185,6 +185,12 @@ class RunqlatTest(unittest.TestCase):
         self.assertTrue(rq["cpus"], "no per-CPU histograms")
         self.assertIn(report["sched_ext"]["state"], ("unsupported", "disabled", "enabled", "enabling", "disabling"))
         self.assertIsInstance(report["host"]["l3_domains"], list)
+        try:
+            import jsonschema  # not in the standard library: checked where installed
+        except ImportError:
+            return
+        with open(os.path.join(harness.SOURCE, "schema", "report.schema.json")) as f:
+            jsonschema.validate(report, json.load(f), cls=jsonschema.Draft202012Validator)
 
     def test_runqlat_raw_tp_fallback_matches_schedstat(self):
         report = self.measure_against_schedstat(env={"SCHEDIO_RUNQLAT_ATTACH": "raw_tp"})
@@ -210,6 +216,40 @@ class RunqlatTest(unittest.TestCase):
         # Never seen by name (made and removed within the interval): its ancestor.
         self.assertIn(got[0]["path"], ("/" + top, cg.rel))
         self.assertGreater(got[0]["count"], 100)
+
+    def test_runqlat_names_removed_cgroup_by_first_sight_and_frees_it(self):
+        # --interval 1: the cgroup exists at some interval end (named at first
+        # sight), is removed, and its last counts still carry its own name;
+        # afterwards its slot is freed and it no longer appears.
+        base = f"schedio-test-{os.getpid()}-seen"
+        proc = subprocess.Popen([AGENT, "--interval", "1", "--stdout"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        cgs, workers = [], []
+        try:
+            while "runqlat: collecting" not in proc.stderr.readline():
+                self.assertIsNone(proc.poll(), "agent exited before collecting")
+            for name in ("one", "two"):
+                cg = Cgroup(base, name)
+                cgs.append(cg)
+                workers = cg.spawn(2 * os.cpu_count() + 1)
+                time.sleep(2.5)
+                kill_all(workers)
+                os.rmdir(cg.path)
+            time.sleep(2.5)
+        finally:
+            kill_all(workers)
+            proc.send_signal(signal.SIGINT)
+            out, _ = proc.communicate(timeout=30)
+            for cg in cgs:
+                cg.remove()
+        reports = [json.loads(line) for line in out.splitlines() if line.strip()]
+        self.assertGreaterEqual(len(reports), 5)
+        for cg in cgs:
+            seen = [i for i, r in enumerate(reports) if entry(r, cg.rel)]
+            self.assertTrue(seen, f"{cg.rel} never reported under its own path")
+            self.assertGreater(sum(entry(reports[i], cg.rel)["count"] for i in seen), 100)
+        last = [i for i, r in enumerate(reports) if entry(r, cgs[1].rel)][-1]
+        self.assertLess(last, len(reports) - 1, "the removed cgroup went on being reported")
 
     def test_runqlat_leaves_no_program_attached(self):
         for sig in (None, signal.SIGTERM, signal.SIGINT):
