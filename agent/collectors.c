@@ -1,6 +1,7 @@
 /* collectors.c - the table of collectors a report is built from. */
 #include "agent/collector.h"
 #include "agent/host_info.h"
+#include "agent/iocost.h"
 #include "agent/runqlat.h"
 #include "agent/sched_ext.h"
 #include "agent/topology.h"
@@ -10,5 +11,6 @@ const struct collector *const collectors[] = {
 	&topology_collector,
 	&sched_ext_collector,
 	&runqlat_collector,
+	&iocost_collector,
 	NULL,
 };

@@ -15,6 +15,7 @@ import signal
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -222,12 +223,18 @@ class RunqlatTest(unittest.TestCase):
         # sight), is removed, and its last counts still carry its own name;
         # afterwards its slot is freed and it no longer appears.
         base = f"schedio-test-{os.getpid()}-seen"
-        proc = subprocess.Popen([AGENT, "--interval", "1", "--stdout"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        # Files, not pipes: nobody reads while it runs, and a full pipe would stall its intervals.
+        out_f = tempfile.TemporaryFile("w+")
+        err_f = tempfile.NamedTemporaryFile("w+")
+        proc = subprocess.Popen([AGENT, "--interval", "1", "--stdout"], stdout=out_f, stderr=err_f, text=True)
         cgs, workers = [], []
         try:
-            while "runqlat: collecting" not in proc.stderr.readline():
-                self.assertIsNone(proc.poll(), "agent exited before collecting")
+            # Start after the first report: the agent is then past opening every collector.
+            deadline = time.time() + 60
+            while not open(err_f.name).read() or os.fstat(out_f.fileno()).st_size == 0:
+                self.assertIsNone(proc.poll(), "agent exited before its first report")
+                self.assertLess(time.time(), deadline, "agent never reported")
+                time.sleep(0.05)
             for name in ("one", "two"):
                 cg = Cgroup(base, name)
                 cgs.append(cg)
@@ -239,9 +246,13 @@ class RunqlatTest(unittest.TestCase):
         finally:
             kill_all(workers)
             proc.send_signal(signal.SIGINT)
-            out, _ = proc.communicate(timeout=30)
+            proc.wait(timeout=30)
             for cg in cgs:
                 cg.remove()
+            out_f.seek(0)
+            out = out_f.read()
+            out_f.close()
+            err_f.close()
         reports = [json.loads(line) for line in out.splitlines() if line.strip()]
         self.assertGreaterEqual(len(reports), 5)
         for cg in cgs:
