@@ -1,0 +1,98 @@
+// test_dashboard_pages.mjs - every dashboard page against a real server
+// filled by a real agent, synthetic reports in the documented format and the
+// shared resctl-bench results: each page loads with no console error, no
+// failed request and no response over 1 MiB, every chart draws (a chart with
+// data and painted pixels), the time range and filters live in the URL, the
+// pages work from the keyboard, and each page is screenshotted in light and
+// dark (build/web-screenshots/).
+import fs from 'node:fs';
+import { filledServer } from './fixture.mjs';
+import { launch, watch, open, charts, states, screenshot, checker, MAX_RESPONSE } from './browser.mjs';
+
+const t = checker();
+const srv = await filledServer({ fleet: 60 });
+const browser = await launch();
+try {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  const agentHost = fs.readFileSync('/etc/machine-id', 'utf8').trim();
+  const models = [...new Set(srv.results.map((r) => String(r.model || '').trim().replace(/\s+/g, '_')))];
+
+  const pages = [
+    { name: 'fleet', url: '/?range=1h', minCharts: 2 },
+    { name: 'fleet-by-kernel', url: '/?range=1h&group_by=kernel', minCharts: 2 },
+    { name: 'host-24h', url: `/host?id=${srv.history.id}&range=24h`, minCharts: 6 },
+    { name: 'host-cgroup', url: `/host?id=${srv.history.id}&range=6h&scope=${encodeURIComponent('cg:/system.slice')}`, minCharts: 6 },
+    { name: 'host-l3', url: `/host?id=${srv.history.id}&range=1h&scope=l3:0`, minCharts: 6 },
+    { name: 'host-agent', url: `/host?id=${agentHost}&range=15m`, minCharts: 0 },
+    { name: 'ssd', url: '/ssd', minCharts: 0 },
+    ...models.map((m) => ({ name: `ssd-${m}`, url: `/ssd?model=${encodeURIComponent(m)}`, minCharts: 4 })),
+    { name: 'submit', url: '/submit', minCharts: 0 },
+  ];
+
+  for (const p of pages) {
+    w.reset();
+    await page.emulateMedia({ colorScheme: 'light' });
+    const ms = await open(page, srv.url + p.url);
+    const st = await states(page);
+    const cs = await charts(page);
+    const bad = cs.filter((c) => !c.chart || c.points === 0 || c.share < 0.005);
+    t.ok(st.errors.length === 0, `${p.name}: no error state ${st.errors.join(' | ')}`);
+    t.ok(st.loading === 0, `${p.name}: nothing left loading`);
+    t.ok(cs.length >= p.minCharts, `${p.name}: ${cs.length} charts (at least ${p.minCharts})`);
+    t.ok(bad.length === 0, `${p.name}: every chart has data and paint ${JSON.stringify(bad)}`);
+    await screenshot(page, `${p.name}-light`);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForTimeout(50);
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    t.ok(bg !== 'rgb(246, 247, 249)', `${p.name}: dark mode switches the page (${bg})`);
+    const csDark = await charts(page);
+    t.ok(csDark.every((c) => c.share >= 0.005), `${p.name}: charts still drawn in dark mode`);
+    await screenshot(page, `${p.name}-dark`);
+    const big = w.sizes.filter((s) => s.bytes > MAX_RESPONSE);
+    t.ok(w.problems.length === 0, `${p.name}: no console errors or failed requests ${w.problems.join(' | ')}`);
+    t.ok(big.length === 0, `${p.name}: no response over 1 MiB ${JSON.stringify(big)}`);
+    console.log(`# ${p.name}: ready in ${Math.round(ms)} ms, ${cs.length} charts, ${w.sizes.length} responses, largest ${Math.max(0, ...w.sizes.map((s) => s.bytes))} bytes`);
+  }
+
+  // the time range picker writes the URL and the page follows it
+  await page.emulateMedia({ colorScheme: 'light' });
+  await open(page, `${srv.url}/?range=1h`);
+  await page.selectOption('#range', '24h');
+  await page.waitForFunction(() => location.search.includes('range=24h'));
+  t.ok(new URL(page.url()).searchParams.get('range') === '24h', 'time range: choosing 24 h puts range=24h in the URL');
+  await page.selectOption('#range', 'custom');
+  await page.fill('#range-from', '2026-01-01T00:00');
+  await page.fill('#range-to', '2026-01-02T00:00');
+  await page.click('.range-custom button');
+  await page.waitForFunction(() => new URLSearchParams(location.search).has('from'));
+  const q = new URL(page.url()).searchParams;
+  t.ok(Number(q.get('to')) - Number(q.get('from')) === 86400e3, 'time range: a custom range is kept as from/to in the URL');
+
+  // filter and sort from the keyboard, both kept in the URL
+  await open(page, `${srv.url}/?range=1h`);
+  const rows = () => page.locator('table.data tbody tr').count();
+  const all = await rows();
+  await page.focus('#host-filter');
+  await page.keyboard.type('dc1');
+  t.ok((await rows()) < all && (await rows()) > 0, `host filter narrows the table (${all} -> ${await rows()})`);
+  t.ok(new URL(page.url()).searchParams.get('q') === 'dc1', 'host filter is kept in the URL');
+  await page.keyboard.press('Tab');
+  const focused = await page.evaluate(() => document.activeElement.tagName + ':' + document.activeElement.textContent);
+  t.ok(/^BUTTON:Host/.test(focused), `Tab from the filter reaches the first sort button (${focused})`);
+  await page.keyboard.press('Enter');
+  const sorted = await page.evaluate(() => document.activeElement.closest('th').getAttribute('aria-sort'));
+  t.ok(sorted === 'ascending', `Enter on a column header sorts by it (${sorted})`);
+  const names = await page.locator('table.data tbody tr td:first-child').allTextContents();
+  t.ok(names.join() === [...names].sort().join(), 'rows are sorted by hostname');
+
+  // the host link leads to the host page, client-side
+  await page.click('table.data tbody tr td:first-child a');
+  await page.waitForFunction(() => location.pathname === '/host' && document.documentElement.dataset.state === 'ready');
+  t.ok((await page.locator('h1').textContent()).startsWith('node-'), 'a host link opens its host page');
+  t.ok(w.problems.length === 0, `interactions: no console errors or failed requests ${w.problems.join(' | ')}`);
+} finally {
+  await browser.close();
+  await srv.stop();
+}
+t.done();

@@ -1,0 +1,50 @@
+// test_dashboard_speed.mjs - how fast the dashboard is usable, measured in
+// Chromium against a real server: the fleet page with 1,000 hosts must be
+// interactive (data loaded, table and charts drawn) in under 1.5 s, a host
+// page over 24 h in under 1 s, and no response a page asks for may exceed
+// 1 MiB. "Ready" is the dashboard's own mark (window.schedioReadyAt, ms from
+// navigation start to the first refresh settled); the median of 5 loads
+// counts, after one warm-up load (browser module cache, server page cache).
+import { filledServer } from './fixture.mjs';
+import { launch, watch, open, checker, MAX_RESPONSE } from './browser.mjs';
+
+const RUNS = 5;
+const t = checker();
+const srv = await filledServer({ fleet: 1000 });
+const browser = await launch();
+const median = (v) => { const s = [...v].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+
+async function measure(name, url, limitMs, check) {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await open(page, url); // warm-up
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    times.push(await open(page, url));
+    if (check) await check(page);
+  }
+  const largest = w.sizes.reduce((a, s) => (s.bytes > a.bytes ? s : a), { bytes: 0, url: '' });
+  const m = median(times);
+  console.log(`# ${name}: ready median ${m.toFixed(0)} ms (runs ${times.map((x) => x.toFixed(0)).join(', ')} ms), limit ${limitMs} ms; largest response ${largest.bytes} bytes (${largest.url.replace(srv.url, '')})`);
+  t.ok(m < limitMs, `${name}: interactive in ${m.toFixed(0)} ms (< ${limitMs} ms)`);
+  t.ok(largest.bytes <= MAX_RESPONSE, `${name}: largest response ${largest.bytes} bytes (<= 1 MiB)`);
+  t.ok(w.problems.length === 0, `${name}: no console errors or failed requests ${w.problems.join(' | ')}`);
+  await page.close();
+  return { median: m, largest };
+}
+
+try {
+  const fleet = await measure('fleet page, 1000 hosts', `${srv.url}/?range=1h`, 1500, async (page) => {
+    const rows = await page.locator('table.data tbody tr').count();
+    if (rows < 1000) throw new Error(`fleet table shows ${rows} rows, not 1000+`);
+  });
+  const host = await measure('host page, 24 h', `${srv.url}/host?id=${srv.history.id}&range=24h`, 1000, async (page) => {
+    const drawn = await page.evaluate(() => !!window.Chart.getChart(document.querySelector('canvas')));
+    if (!drawn) throw new Error('host page drew no heatmap');
+  });
+  console.log(`# SUMMARY fleet_1000_hosts_ready_ms=${fleet.median.toFixed(0)} host_24h_ready_ms=${host.median.toFixed(0)} largest_response_bytes=${Math.max(fleet.largest.bytes, host.largest.bytes)}`);
+} finally {
+  await browser.close();
+  await srv.stop();
+}
+t.done();
