@@ -128,7 +128,8 @@ export function report(h, seq, startMs, endMs) {
       source: 'weights',
       disks: [{
         dev, name: 'nvme0n1', model: h.disk.model, fwrev: h.disk.fwrev, size_bytes: 500107862016, rotational: false, enabled: true,
-        model: { ctrl: 'user', model: 'linear', rbps: 2706339840, rseqiops: 89698, rrandiops: 110036, wbps: 1063126016, wseqiops: 135560, wrandiops: 130734 },
+        // "cost_model": the disk's "model" is the drive's name (the agent's spelling)
+        cost_model: { ctrl: 'user', model: 'linear', rbps: 2706339840, rseqiops: 89698, rrandiops: 110036, wbps: 1063126016, wseqiops: 135560, wrandiops: 130734 },
         qos: { enable: 1, ctrl: 'user', rpct: 95, rlat: 5000, wpct: 95, wlat: 5000, min: 50, max: 150 },
         vrate_pct: +(80 + 40 * r()).toFixed(1),
       }],

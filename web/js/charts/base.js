@@ -22,11 +22,30 @@ export function rgba(hex, alpha) {
   return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha.toFixed(3)})`;
 }
 
+// Colors are set on each chart's own options as well as on the defaults:
+// Chart.js resolves option defaults once per chart, so a live light/dark
+// switch must reach into the charts that already exist.
+// options: the plain options object of a chart config (chart.config.options).
+function themeOptions(options) {
+  const grid = cssVar('--grid'), muted = cssVar('--muted');
+  const sub = (o, k) => (o[k] = o[k] || {});
+  for (const scale of Object.values(options.scales || {})) {
+    sub(scale, 'grid').color = grid;
+    sub(scale, 'border').color = grid;
+    sub(scale, 'ticks').color = muted;
+    if (scale.title) scale.title.color = muted;
+  }
+  sub(sub(sub(options, 'plugins'), 'legend'), 'labels').color = muted;
+}
+
 function applyTheme() {
   Chart.defaults.color = cssVar('--muted');
   Chart.defaults.borderColor = cssVar('--grid');
   Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
-  for (const c of Object.values(Chart.instances)) c.update('none');
+  for (const c of Object.values(Chart.instances)) {
+    themeOptions(c.config.options);
+    c.update('none');
+  }
 }
 
 Chart.defaults.animation = false;
@@ -43,6 +62,7 @@ export class ChartSet {
 
   put(slot, canvas, config) {
     this.drop(slot);
+    themeOptions(config.options || (config.options = {}));
     const chart = new Chart(canvas, config);
     this.slots.set(slot, chart);
     return chart;

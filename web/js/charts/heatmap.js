@@ -61,9 +61,9 @@ export function heatmapConfig(resp) {
       parsing: { xAxisKey: 'x', yAxisKey: 'y' },
       interaction: { mode: 'nearest', intersect: false },
       scales: {
-        x: { type: 'linear', min: xmin, max: xmax, ticks: { maxTicksLimit: 8, callback: (v) => fmt.clock(v, xmax - xmin) } },
+        x: { type: 'linear', min: xmin, max: xmax, offset: false, ticks: { maxTicksLimit: 8, callback: (v) => fmt.clock(v, xmax - xmin) } },
         y: {
-          type: 'linear', min: ymin, max: ymax,
+          type: 'linear', min: ymin, max: ymax, reverse: false, offset: false,
           title: { display: true, text: 'runqueue latency' },
           ticks: { stepSize: 1, callback: (v) => fmt.ns(2 ** v) },
         },

@@ -157,9 +157,9 @@ export function mount(ctx) {
     fill(cpuSec.body, h('div', { class: 'panels' },
       h('figure', { class: 'panel wide' }, h('figcaption', {}, `Per CPU${host.cpus > n ? ` (first ${n} of ${host.cpus})` : ''}`), cpuBox.box),
       domains.length ? h('figure', { class: 'panel' }, h('figcaption', {}, 'Per L3 domain'), l3Box.box) : null));
-    ctx.charts.put('cpus', cpuBox.canvas, barsConfig(cpus.map((_, i) => `CPU ${i}`), sets(cpus), { format: fmt.ns, log: true }));
+    ctx.charts.put('cpus', cpuBox.canvas, barsConfig(cpus.map((_, i) => `CPU ${i}`), sets(cpus), { format: fmt.ns }));
     if (domains.length)
-      ctx.charts.put('l3', l3Box.canvas, barsConfig(domains.map((d, i) => `L3 #${i}`), sets(l3), { format: fmt.ns, log: true }));
+      ctx.charts.put('l3', l3Box.canvas, barsConfig(domains.map((d, i) => `L3 #${i}`), sets(l3), { format: fmt.ns }));
   });
 
   async function recommended(disk, signal) {
