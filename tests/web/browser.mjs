@@ -92,7 +92,7 @@ export async function screenshot(page, name) {
   fs.mkdirSync(SHOTS, { recursive: true });
   const file = path.join(SHOTS, `${name}.png`);
   // the whole page, but at most 3000 px tall (the fleet table runs long)
-  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  const height = await page.evaluate(() => { window.scrollTo(0, 0); return document.documentElement.scrollHeight; });
   const width = page.viewportSize().width;
   await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: 0, width, height: Math.min(height, 3000) } });
   return file;

@@ -27,6 +27,8 @@ try {
     { name: 'host-agent', url: `/host?id=${agentHost}&range=15m`, minCharts: 0 },
     { name: 'ssd', url: '/ssd', minCharts: 0 },
     ...models.map((m) => ({ name: `ssd-${m}`, url: `/ssd?model=${encodeURIComponent(m)}`, minCharts: 4 })),
+    // a small result file: its MOF/aMOF and latency curves are drawn from the file on request
+    { name: 'ssd-curves', url: '/ssd?model=KXG6AZNV512G_TOSHIBA', minCharts: 6, act: loadCurves },
     { name: 'submit', url: '/submit', minCharts: 0 },
   ];
 
@@ -34,6 +36,7 @@ try {
     w.reset();
     await page.emulateMedia({ colorScheme: 'light' });
     const ms = await open(page, srv.url + p.url);
+    if (p.act) await p.act(page);
     const st = await states(page);
     const cs = await charts(page);
     const bad = cs.filter((c) => !c.chart || c.points === 0 || c.share < 0.005);
@@ -96,3 +99,12 @@ try {
   await srv.stop();
 }
 t.done();
+
+async function loadCurves(page) {
+  const button = page.locator('#load-curves');
+  if (await button.count()) {
+    const before = await page.locator('canvas').count();
+    await button.click();
+    await page.waitForFunction((n) => document.querySelectorAll('canvas').length > n || document.querySelector('#app .state-error, #app .state-empty'), before);
+  }
+}

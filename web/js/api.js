@@ -61,6 +61,24 @@ export const ssdHwdb = (params, signal) => getText('/api/v1/ssd/hwdb', params, s
 export const ssdResultFileUrl = (id) => `/api/v1/ssd/results/${enc(id)}/file`;
 export const ssdHwdbUrl = '/api/v1/ssd/hwdb';
 
+// The iocost-tune curves (result.data) of a stored result, read from its
+// original file (gzip or plain JSON; gzip is inflated by the browser's own
+// DecompressionStream). Resolves null when the file has none.
+export async function ssdResultCurves(id, signal) {
+  const res = await get(ssdResultFileUrl(id), null, signal);
+  const buf = new Uint8Array(await res.arrayBuffer());
+  let text;
+  if (buf[0] === 0x1f && buf[1] === 0x8b) {
+    const stream = new Blob([buf]).stream().pipeThrough(new DecompressionStream('gzip'));
+    text = await new Response(stream).text();
+  } else {
+    text = new TextDecoder().decode(buf);
+  }
+  const jobs = JSON.parse(text);
+  const tune = Array.isArray(jobs) && jobs.find((j) => j && j.spec && j.spec.kind === 'iocost-tune' && j.result && j.result.data);
+  return tune ? tune.result.data : null;
+}
+
 // The SSD database names a model by its name with spaces as underscores
 // (as upstream names its folders); the agents report the raw sysfs string.
 export function ssdModelId(model) {

@@ -4,7 +4,7 @@
 // thousand rows re-sort without a page redraw.
 import { h } from './dom.js';
 
-// columns: [{key, label, value(row) -> sort key, render(row) -> node|string, num}]
+// columns: [{key, label, value(row) -> sort key, render(row) -> node|string, num, wrap}]
 // opts: {caption, sort, dir ('asc'|'desc'), text(row) -> filter text, onSort(key, dir), emptyText}
 export function dataTable(columns, opts) {
   let rows = [], filter = '', sort = opts.sort, dir = opts.dir || 'asc';
@@ -52,6 +52,7 @@ export function dataTable(columns, opts) {
       for (const c of columns) {
         const td = document.createElement('td');
         if (c.num) td.className = 'num';
+        else if (c.wrap) td.className = 'wrap';
         const v = c.render ? c.render(r) : r[c.key];
         if (v instanceof Node) td.append(v); else td.textContent = v ?? '–';
         tr.append(td);

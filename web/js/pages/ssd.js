@@ -37,7 +37,7 @@ function mountList(ctx) {
     { key: 'model', label: 'Model', render: (r) => h('a', { href: `/ssd?model=${encodeURIComponent(r.id)}` }, r.model || r.id) },
     { key: 'submissions', label: 'Submissions', num: true, render: (r) => fmt.count(r.submissions) },
     { key: 'fwrevs', label: 'Firmware', value: (r) => (r.fwrevs || []).join(', '), render: (r) => (r.fwrevs || []).join(', ') || '–' },
-    { key: 'solutions', label: 'Solutions', value: (r) => (r.solutions || []).length, render: (r) => (r.solutions || []).join(', ') || '–' },
+    { key: 'solutions', label: 'Solutions', wrap: true, value: (r) => (r.solutions || []).length, render: (r) => (r.solutions || []).join(', ') || '–' },
   ], {
     caption: 'SSD models with benchmark results', sort: 'model',
     text: (r) => `${r.model} ${r.id} ${(r.fwrevs || []).join(' ')}`,
@@ -225,15 +225,31 @@ function mountModel(ctx, modelId) {
     }
   }
 
+  // The curves come with the result when the server passes them on
+  // (curves/data); otherwise they are read from the original file, but only
+  // when asked, since a full result file can be larger than a page should
+  // fetch on its own.
   function drawCurves() {
     ctx.charts.drop('curve:mof'); ctx.charts.drop('curve:lat');
     const r = results.find((x) => x.curves || x.data);
-    const data = r && (r.curves || r.data);
-    if (!data) return fill(curveSec.body, empty('No submission of this model carries the iocost-tune curves.'));
+    if (r) return drawCurveData(r, r.curves || r.data);
+    const pick = results.find((x) => Object.keys(x.solutions || {}).length > 1) || results[0];
+    if (!pick) return fill(curveSec.body, empty('No submission to read curves from.'));
+    const btn = h('button', { type: 'button', id: 'load-curves' }, `Load the curves from submission ${String(pick.id).slice(0, 8)}`);
+    btn.addEventListener('click', () => guard(curveSec.body, 'the curves', async () => {
+      fill(curveSec.body, loading('the result file'));
+      const data = await api.ssdResultCurves(pick.id, lastSignal);
+      if (!data) return fill(curveSec.body, empty('This result file has no iocost-tune curves.'));
+      drawCurveData(pick, data);
+    }).catch(() => {}));
+    fill(curveSec.body, h('p', { class: 'muted' }, 'The MOF/aMOF and latency curves are in the result file itself. ', btn));
+  }
+
+  function drawCurveData(r, data) {
     const pick = (names) => names.map((n) => ({ label: n, curve: normalizeCurve(data[n]) })).filter((x) => x.curve);
     const mof = pick(['MOF', 'aMOF', 'isol']);
     const lat = pick(['rlat-99-mean', 'wlat-99-mean', 'rlat-50-mean', 'wlat-50-mean']);
-    if (!mof.length && !lat.length) return fill(curveSec.body, empty('The newest result has no MOF or latency curves.'));
+    if (!mof.length && !lat.length) return fill(curveSec.body, empty('This result has no MOF or latency curves.'));
     const mofBox = chartBox('MOF and aMOF against vrate', 240), latBox = chartBox('Read and write latency against vrate', 240);
     fill(curveSec.body, h('p', { class: 'muted' }, `From submission ${String(r.id).slice(0, 8)} (firmware ${r.fwrev || '?'}).`),
       h('div', { class: 'panels' },
@@ -253,7 +269,7 @@ function mountModel(ctx, modelId) {
       { key: 'bench_version', label: 'Bench' },
       { key: 'kernel', label: 'Kernel' },
       { key: 'merged', label: 'Kind', value: (r) => (r.merged ? 1 : 0), render: (r) => (r.merged ? 'merged' : 'raw') },
-      { key: 'solutions', label: 'Solutions', value: (r) => Object.keys(r.solutions || {}).length, render: (r) => Object.keys(r.solutions || {}).join(', ') || '–' },
+      { key: 'solutions', label: 'Solutions', wrap: true, value: (r) => Object.keys(r.solutions || {}).length, render: (r) => Object.keys(r.solutions || {}).join(', ') || '–' },
       { key: 'dl', label: 'File', value: () => 0, render: (r) => h('a', { href: api.ssdResultFileUrl(r.id), download: `result-${r.id}.json.gz` }, 'Download') },
     ], { caption: 'Submissions of this model', sort: 'fwrev', text: (r) => `${r.id} ${r.fwrev} ${r.kernel}` });
     table.setRows(rows);
