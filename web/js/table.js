@@ -1,15 +1,25 @@
 // table.js - a sortable, filterable table: headers are buttons (keyboard and
 // screen reader friendly, aria-sort tells the order), the filter matches a
-// text per row, and only the body is rebuilt when either changes, so a
-// thousand rows re-sort without a page redraw.
+// text per row, and only the body is rebuilt when either changes. Sorting and
+// filtering run over every row, but only the first pageSize rows are put in
+// the page until asked for more: laying out a thousand-row table costs the
+// browser far more than sorting it, and the rows that matter (the worst
+// hosts, the filter's matches) come first.
 import { h } from './dom.js';
 
 // columns: [{key, label, value(row) -> sort key, render(row) -> node|string, num, wrap}]
 // opts: {caption, sort, dir ('asc'|'desc'), text(row) -> filter text, onSort(key, dir), emptyText}
 export function dataTable(columns, opts) {
   let rows = [], filter = '', sort = opts.sort, dir = opts.dir || 'asc';
+  const pageSize = opts.pageSize || 100;
+  let limit = pageSize;
   const tbody = h('tbody');
-  const count = h('p', { class: 'table-count', role: 'status' });
+  const countText = h('span', { role: 'status' });
+  const more = h('button', { type: 'button', class: 'more' });
+  const all = h('button', { type: 'button', class: 'more' });
+  const count = h('p', { class: 'table-count' }, countText, ' ', more, ' ', all);
+  more.addEventListener('click', () => { limit += pageSize; draw(); });
+  all.addEventListener('click', () => { limit = Infinity; draw(); });
   const heads = columns.map((c) => {
     const btn = h('button', { type: 'button', class: 'sort' }, c.label);
     const th = h('th', { scope: 'col', class: c.num ? 'num' : null }, btn);
@@ -17,6 +27,7 @@ export function dataTable(columns, opts) {
       dir = sort === c.key && dir === 'asc' ? 'desc' : 'asc';
       if (sort !== c.key) dir = c.num ? 'desc' : 'asc';
       sort = c.key;
+      limit = pageSize;
       if (opts.onSort) opts.onSort(sort, dir);
       draw();
     });
@@ -46,7 +57,7 @@ export function dataTable(columns, opts) {
       });
     }
     const frag = document.createDocumentFragment();
-    for (const r of shown) {
+    for (const r of shown.slice(0, limit)) {
       const tr = document.createElement('tr');
       if (opts.rowClass) tr.className = opts.rowClass(r) || '';
       for (const c of columns) {
@@ -64,12 +75,17 @@ export function dataTable(columns, opts) {
       frag.append(h('tr', {}, td));
     }
     tbody.replaceChildren(frag);
-    count.textContent = needle ? `${shown.length} of ${rows.length} shown` : `${rows.length} in total`;
+    const n = Math.min(limit, shown.length);
+    countText.textContent = (n < shown.length ? `Showing ${n} of ${shown.length}` : `${shown.length}`) +
+      (needle ? ` matching, ${rows.length} in total` : ' in total');
+    more.hidden = all.hidden = n >= shown.length;
+    more.textContent = `Show ${Math.min(pageSize, shown.length - n)} more`;
+    all.textContent = `Show all ${shown.length}`;
   }
 
   return {
     el: h('div', { class: 'table-wrap' }, table, count),
     setRows(r) { rows = r; draw(); },
-    setFilter(f) { filter = f; draw(); },
+    setFilter(f) { filter = f; limit = pageSize; draw(); },
   };
 }

@@ -178,7 +178,7 @@ export function mount(ctx) {
       copyBlock(text.trim(), 'Copy recommended config'));
   }
 
-  function diskCard(disk, io, signal) {
+  function diskCard(disk, io, rec) {
     const inForce = disk.iocost && disk.iocost.enabled
       ? [modelLine(disk.dev, disk.iocost.model), qosLine(disk.dev, disk.iocost.qos)].filter(Boolean).join('\n')
       : null;
@@ -192,7 +192,7 @@ export function mount(ctx) {
       h('h4', {}, 'io.cost config in force'),
       inForce ? copyBlock(inForce, 'Copy config in force') : h('p', { class: 'muted' }, 'iocost is not enabled on this disk.'),
       h('h4', {}, 'Recommended io.cost config'), recBox);
-    const pending = recommended(disk, signal).then((el) => fill(recBox, el), (err) => {
+    const pending = rec.then((el) => fill(recBox, el), (err) => {
       if (err.name === 'AbortError') throw err;
       fill(recBox, failure('the recommendation', err));
     });
@@ -243,12 +243,15 @@ export function mount(ctx) {
   const loadIo = (signal) => guard(ioSec.body, 'IO cost', async () => {
     const disks = host.disks || [];
     if (!disks.length) return fill(ioSec.body, empty('This host reported no disks.'));
+    // the recommendations do not depend on the time range: ask in parallel
+    const recs = new Map(disks.map((d) => [d.dev, recommended(d, signal)]));
+    recs.forEach((p) => p.catch(() => {}));
     const resp = await api.hostIocost(id, rangeParams(ctx), signal);
     for (const key of [...ctx.charts.slots.keys()]) if (key.startsWith('io:')) ctx.charts.drop(key);
     const byDev = new Map((resp.disks || []).map((d) => [d.dev, d]));
     const cards = disks.map((d) => {
       const io = byDev.get(d.dev);
-      return diskCard(d, io ? { from: resp.from, to: resp.to, cgroups: io.cgroups, vrate: io.vrate_pct } : null, signal);
+      return diskCard(d, io ? { from: resp.from, to: resp.to, cgroups: io.cgroups, vrate: io.vrate_pct } : null, recs.get(d.dev));
     });
     fill(ioSec.body, h('div', { class: 'disks-grid' }, cards.map((c) => c.card)));
     for (const c of cards) c.draw();
