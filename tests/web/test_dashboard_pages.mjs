@@ -74,7 +74,11 @@ try {
 
   // filter and sort from the keyboard, both kept in the URL
   await open(page, `${srv.url}/?range=1h`);
-  const rows = () => page.locator('table.data tbody tr').count();
+  // how many hosts match: "Showing 100 of 334 matching, 1001 in total", "20 matching, 60 in total", "60 in total"
+  const rows = async () => {
+    const text = await page.locator('.table-count').first().textContent();
+    return Number((/of (\d+)/.exec(text) || /^(\d+)/.exec(text))[1]);
+  };
   const all = await rows();
   await page.focus('#host-filter');
   await page.keyboard.type('dc1');
@@ -93,7 +97,29 @@ try {
   await page.click('table.data tbody tr td:first-child a');
   await page.waitForFunction(() => location.pathname === '/host' && document.documentElement.dataset.state === 'ready');
   t.ok((await page.locator('h1').textContent()).startsWith('node-'), 'a host link opens its host page');
+  // a cgroup chosen from the table drives the heatmap and the URL
+  await open(page, `${srv.url}/host?id=${srv.history.id}&range=1h`);
+  await page.click('table.data tbody tr td:first-child button');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('scope')?.startsWith('cg:') && !document.querySelector('.state-loading'));
+  const scope = new URL(page.url()).searchParams.get('scope');
+  t.ok((await page.inputValue('#scope')) === scope, `choosing a cgroup in the table selects it for the heatmap (${scope})`);
+  t.ok((await charts(page))[0].points > 0, 'the heatmap is redrawn for the cgroup');
+
+  // copy buttons put the config lines on the clipboard
+  await browser.ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: srv.url });
+  await open(page, `${srv.url}/ssd?model=Samsung_SSD_970_EVO_500GB&dev=8:16`);
+  await page.click('.copy-block button');
+  const clip = await page.evaluate(() => navigator.clipboard.readText());
+  t.ok(/^8:16 ctrl=user model=linear rbps=\d+/.test(clip), `the io.cost.model copy button copies the line (${clip})`);
   t.ok(w.problems.length === 0, `interactions: no console errors or failed requests ${w.problems.join(' | ')}`);
+
+  // empty and error states say what is going on
+  await open(page, `${srv.url}/?from=${Date.UTC(2020, 0, 1)}&to=${Date.UTC(2020, 0, 2)}`);
+  t.ok(/No runqueue latency reported/.test(await page.locator('.state-empty').first().textContent()), 'a range with no data shows an empty state');
+  w.reset();
+  await open(page, `${srv.url}/host?id=no-such-host`);
+  const errText = await page.locator('.state-error').first().textContent();
+  t.ok(/Could not load the host: .*404/.test(errText), `an unknown host shows the server's error (${errText})`);
 } finally {
   await browser.close();
   await srv.stop();

@@ -35,7 +35,7 @@ export function mount(ctx) {
   const input = h('input', { type: 'file', id: 'file', accept: '.json,.gz,application/json,application/gzip', multiple: true, class: 'sr-only' });
   const pick = h('label', { for: 'file', class: 'button' }, 'Choose files…');
   const zone = h('div', { class: 'drop', id: 'drop' },
-    h('p', {}, 'Drop resctl-bench result files here (', h('code', {}, 'result-….json.gz'), ' or JSON), or '), pick, input);
+    h('p', {}, 'Drop resctl-bench result files here (', h('code', {}, 'result-….json.gz'), ' or JSON), or '), input, pick);
   const token = h('input', { type: 'password', id: 'token', autocomplete: 'off', placeholder: 'only if the server asks for one', 'aria-label': 'Submit token' });
   const progress = h('progress', { id: 'progress', max: 1, value: 0, hidden: true, 'aria-label': 'Upload progress' });
   const progressText = h('span', { class: 'muted', role: 'status' });
