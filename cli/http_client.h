@@ -11,7 +11,8 @@ struct http_result {
 	char error[2400]; /* transport error when status is -1 */
 };
 
-/* Sends method to server+path with an optional body and bearer token; fills res.
+/* Sends method to server+path with an optional body and bearer token; fills res,
+ * which the caller frees with http_result_free in every case.
  * Returns 0 when an answer came (any status), -1 otherwise. */
 int http_client_request(const char *server, const char *method, const char *path, const char *token,
 			const void *body, size_t len, const char *content_type, struct http_result *res);

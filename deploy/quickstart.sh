@@ -5,17 +5,19 @@
 # again reuses the database.
 #   SCHEDIO_LISTEN   address to serve on (default 127.0.0.1:8080)
 #   SCHEDIO_STATE    state folder (default ./state in the checkout)
+#   SCHEDIO_BUILD_DIR  build folder (default ./build in the checkout)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 listen=${SCHEDIO_LISTEN:-127.0.0.1:8080}
 state=${SCHEDIO_STATE:-$top/state}
+build=${SCHEDIO_BUILD_DIR:-$top/build}
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "quickstart.sh: run as root: it installs packages and the agent loads BPF programs" >&2
 	exit 1
 fi
 "$top/deploy/install-deps.sh"
-"$top/deploy/build.sh" build
+"$top/deploy/build.sh" "$build"
 mkdir -p "$state/agent"
 
 server_pid=""
@@ -29,7 +31,7 @@ stop() {
 }
 trap stop INT TERM EXIT
 
-"$top/build/bin/schedio-server" --listen "$listen" --db "$state/schedio.db" --open-ingest >"$state/server.out" &
+"$build/bin/schedio-server" --listen "$listen" --db "$state/schedio.db" --open-ingest >"$state/server.out" &
 server_pid=$!
 url=""
 for _ in $(seq 1 100); do
@@ -39,7 +41,7 @@ for _ in $(seq 1 100); do
 	sleep 0.1
 done
 [ -n "$url" ] || { echo "quickstart.sh: the server did not report its address" >&2; exit 1; }
-"$top/build/bin/schedio-agent" --server "$url" --state-dir "$state/agent" --interval 10 &
+"$build/bin/schedio-agent" --server "$url" --state-dir "$state/agent" --interval 10 &
 agent_pid=$!
 
 echo

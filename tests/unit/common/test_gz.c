@@ -1,0 +1,74 @@
+/* test_gz.c - gzip in and out: round trips, the output cap that stops gzip
+ * bombs, and truncated or corrupt input refused rather than half-read.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/gz.h"
+
+static void test_gz_round_trip(void **state)
+{
+	const char *msg = "{\"schema\":\"schedio.report.v1\"}";
+	char *gz = NULL, *back = NULL;
+	size_t gzlen = 0, backlen = 0;
+
+	assert_int_equal(gz_deflate(msg, strlen(msg), &gz, &gzlen), 0);
+	assert_true(gz_is_gzip(gz, gzlen));
+	assert_int_equal(gz_inflate(gz, gzlen, 1024, &back, &backlen), 0);
+	assert_int_equal(backlen, strlen(msg));
+	assert_string_equal(back, msg);
+	free(gz);
+	free(back);
+}
+
+static void test_gz_bomb_stops_at_cap(void **state)
+{
+	size_t big = 64u << 20;
+	char *zeros = calloc(1, big), *gz = NULL, *out = NULL;
+	size_t gzlen = 0, outlen = 0;
+
+	assert_int_equal(gz_deflate(zeros, big, &gz, &gzlen), 0);
+	assert_true(gzlen < 200u << 10); /* 64 MiB of zeros packs into well under 200 KiB */
+	assert_int_equal(gz_inflate(gz, gzlen, 1u << 20, &out, &outlen), -E2BIG);
+	assert_null(out);
+	/* exactly at the cap is fine */
+	assert_int_equal(gz_inflate(gz, gzlen, big, &out, &outlen), 0);
+	assert_int_equal(outlen, big);
+	free(out);
+	free(gz);
+	free(zeros);
+}
+
+static void test_gz_truncated_and_corrupt_are_refused(void **state)
+{
+	char text[4096], *gz = NULL, *out = NULL;
+	size_t gzlen = 0, outlen = 0;
+
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (char)('a' + (i * 7919) % 26);
+	assert_int_equal(gz_deflate(text, sizeof(text), &gz, &gzlen), 0);
+	for (size_t cut = 1; cut < gzlen; cut += 7)
+		assert_int_equal(gz_inflate(gz, cut, 1u << 20, &out, &outlen), -EINVAL);
+	gz[gzlen / 2] ^= 0x55;
+	assert_int_not_equal(gz_inflate(gz, gzlen, 1u << 20, &out, &outlen), 0);
+	assert_int_equal(gz_inflate("not gzip at all", 15, 1024, &out, &outlen), -EINVAL);
+	assert_false(gz_is_gzip("{}", 2));
+	free(gz);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gz_round_trip),
+		cmocka_unit_test(test_gz_bomb_stops_at_cap),
+		cmocka_unit_test(test_gz_truncated_and_corrupt_are_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
