@@ -3,8 +3,8 @@
 // URL can be shared and reloaded), the time range picker, and auto-refresh.
 //
 // A page module exports mount(ctx) -> {refresh(signal), destroy()}. The shell
-// calls refresh on arrival, when the time range changes and every 30 s while
-// a relative range is shown; each refresh gets a fresh AbortSignal and the
+// calls refresh on arrival, when the time range changes and every 30 s (or
+// ?refresh=N s) while a relative range is shown; each refresh gets a fresh AbortSignal and the
 // previous one is aborted, so a slow answer never overwrites a newer one.
 // When the first refresh has settled, <html data-state="ready"> and
 // window.schedioReadyAt (ms since navigation start) say the page is usable.
@@ -85,10 +85,17 @@ window.addEventListener('popstate', show);
 const rangeControl = timerange.control(refresh);
 document.getElementById('range-slot').replaceWith(rangeControl.el);
 
-setInterval(() => {
+// Auto-refresh: while a relative range is shown, the page is visible and
+// the last refresh has settled (a slow server is not piled up on).
+let refreshing = false;
+function tick() {
   const r = timerange.current();
-  if (r.live && r.refresh && document.visibilityState === 'visible' && document.documentElement.dataset.state === 'ready') refresh();
-}, timerange.REFRESH_MS);
+  setTimeout(tick, r.every);
+  if (!r.live || !r.refresh || refreshing || document.visibilityState !== 'visible' || document.documentElement.dataset.state !== 'ready') return;
+  refreshing = true;
+  refresh().finally(() => { refreshing = false; });
+}
+setTimeout(tick, timerange.current().every);
 
 fetch('/healthz').then((r) => r.json()).then((hz) => {
   document.getElementById('version').textContent = `server ${hz.version}`;

@@ -113,6 +113,15 @@ try {
   t.ok(/^8:16 ctrl=user model=linear rbps=\d+/.test(clip), `the io.cost.model copy button copies the line (${clip})`);
   t.ok(w.problems.length === 0, `interactions: no console errors or failed requests ${w.problems.join(' | ')}`);
 
+  // auto-refresh asks again while a relative range is shown
+  let asked = 0;
+  const count = (r) => { if (r.url().includes('/api/v1/hosts')) asked++; };
+  page.on('request', count);
+  await open(page, `${srv.url}/?range=15m&refresh=5`);
+  await page.waitForTimeout(6500);
+  page.off('request', count);
+  t.ok(asked >= 2, `auto-refresh reloads the data (${asked} host list requests in 6.5 s at refresh=5)`);
+
   // empty and error states say what is going on
   await open(page, `${srv.url}/?from=${Date.UTC(2020, 0, 1)}&to=${Date.UTC(2020, 0, 2)}`);
   t.ok(/No runqueue latency reported/.test(await page.locator('.state-empty').first().textContent()), 'a range with no data shows an empty state');

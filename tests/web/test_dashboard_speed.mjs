@@ -5,10 +5,14 @@
 // 1 MiB. "Ready" is the dashboard's own mark (window.schedioReadyAt, ms from
 // navigation start to the first refresh settled); the median of 5 loads
 // counts, after one warm-up load (browser module cache, server page cache).
+// In the sanitizer build the figures are printed but the time limits are not
+// held (ASan/UBSan make the server several times slower by design); the
+// size limit holds everywhere.
 import { filledServer } from './fixture.mjs';
 import { launch, watch, open, checker, MAX_RESPONSE } from './browser.mjs';
 
 const RUNS = 5;
+const TIMED = process.env.SCHEDIO_SANITIZE !== '1';
 const t = checker();
 const srv = await filledServer({ fleet: 1000 });
 const browser = await launch();
@@ -26,7 +30,8 @@ async function measure(name, url, limitMs, check) {
   const largest = w.sizes.reduce((a, s) => (s.bytes > a.bytes ? s : a), { bytes: 0, url: '' });
   const m = median(times);
   console.log(`# ${name}: ready median ${m.toFixed(0)} ms (runs ${times.map((x) => x.toFixed(0)).join(', ')} ms), limit ${limitMs} ms; largest response ${largest.bytes} bytes (${largest.url.replace(srv.url, '')})`);
-  t.ok(m < limitMs, `${name}: interactive in ${m.toFixed(0)} ms (< ${limitMs} ms)`);
+  if (TIMED) t.ok(m < limitMs, `${name}: interactive in ${m.toFixed(0)} ms (< ${limitMs} ms)`);
+  else console.log(`# ${name}: time limit not held in the sanitizer build`);
   t.ok(largest.bytes <= MAX_RESPONSE, `${name}: largest response ${largest.bytes} bytes (<= 1 MiB)`);
   t.ok(w.problems.length === 0, `${name}: no console errors or failed requests ${w.problems.join(' | ')}`);
   await page.close();

@@ -1,7 +1,7 @@
 // timerange.js - the time range every chart shows, kept in the URL so a view
 // can be shared: ?range=1h (presets 15m .. 30d, relative to now and
 // auto-refreshed) or ?from=MS&to=MS (a fixed custom window, not refreshed).
-// ?refresh=0 turns auto-refresh off.
+// ?refresh=0 turns auto-refresh off, ?refresh=N refreshes every N >= 5 s.
 import { h } from './dom.js';
 import { localInput } from './format.js';
 
@@ -21,11 +21,12 @@ export function current(search = location.search) {
   const p = new URLSearchParams(search);
   const from = Number(p.get('from')), to = Number(p.get('to'));
   const refresh = p.get('refresh') !== '0';
+  const every = Math.max(5, Number(p.get('refresh')) || REFRESH_MS / 1000) * 1000;
   if (from > 0 && to > from)
-    return { key: 'custom', from, to, span: to - from, live: false, refresh: false };
+    return { key: 'custom', from, to, span: to - from, live: false, refresh: false, every };
   const preset = PRESETS.find(([k]) => k === p.get('range')) || PRESETS.find(([k]) => k === DEFAULT_RANGE);
   const now = Date.now();
-  return { key: preset[0], from: now - preset[1], to: now, span: preset[1], live: true, refresh };
+  return { key: preset[0], from: now - preset[1], to: now, span: preset[1], live: true, refresh, every };
 }
 
 // Changes some URL query parameters in place (no new history entry).
