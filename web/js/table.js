@@ -34,7 +34,7 @@ export function dataTable(columns, opts) {
     return { c, th };
   });
   const table = h('table', { class: 'data' },
-    opts.caption ? h('caption', { class: 'sr-only' }, opts.caption) : null,
+    opts.caption ? h('caption', {}, opts.caption) : null,
     h('thead', {}, h('tr', {}, heads.map((x) => x.th))), tbody);
 
   function draw() {

@@ -17,10 +17,11 @@ export function schedulerOf(host) {
   return 'fair';
 }
 
+// [badge class, short text, full text]
 const RECOMMENDATION = {
-  in_use: ['ok', 'recommended config in use'],
-  differs: ['warn', 'differs from the recommended config'],
-  no_data: ['muted', 'no data for this model'],
+  in_use: ['ok', 'recommended', 'the recommended io.cost config is in use'],
+  differs: ['warn', 'differs', 'the io.cost config in force differs from the recommended one'],
+  no_data: ['muted', 'no data', 'the SSD database has no result for this model'],
 };
 
 function diskBadges(host) {
@@ -31,7 +32,7 @@ function diskBadges(host) {
       h('span', { class: 'disk-name', title: [d.model, d.fwrev].filter(Boolean).join(' · ') }, d.name || d.dev),
       ' ',
       h('span', { class: `badge ${d.iocost_enabled ? 'on' : 'off'}` }, d.iocost_enabled ? 'iocost on' : 'iocost off'),
-      rec ? [' ', h('span', { class: `badge ${rec[0]}` }, rec[1])] : null);
+      rec ? [' ', h('span', { class: `badge ${rec[0]}`, title: rec[2] }, rec[1], h('span', { class: 'sr-only' }, `: ${rec[2]}`))] : null);
   }));
 }
 
@@ -62,12 +63,12 @@ export function mount(ctx) {
     { key: 'hostname', label: 'Host', render: (r) => h('a', { href: `/host?id=${encodeURIComponent(r.id)}` }, r.hostname || r.id) },
     { key: 'kernel', label: 'Kernel' },
     { key: 'sched', label: 'Scheduler', value: (r) => schedulerOf(r), render: (r) => schedulerOf(r) },
-    { key: 'p50', label: 'Runqueue p50 (5 min)', num: true, value: (r) => r.runqlat && r.runqlat.p50_ns, render: (r) => fmt.ns(r.runqlat && r.runqlat.p50_ns) },
-    { key: 'p99', label: 'Runqueue p99 (5 min)', num: true, value: (r) => r.runqlat && r.runqlat.p99_ns, render: (r) => fmt.ns(r.runqlat && r.runqlat.p99_ns) },
+    { key: 'p50', label: 'p50 (5 min)', num: true, value: (r) => r.runqlat && r.runqlat.p50_ns, render: (r) => fmt.ns(r.runqlat && r.runqlat.p50_ns) },
+    { key: 'p99', label: 'p99 (5 min)', num: true, value: (r) => r.runqlat && r.runqlat.p99_ns, render: (r) => fmt.ns(r.runqlat && r.runqlat.p99_ns) },
     { key: 'disks', label: 'Disks and iocost', value: (r) => (r.disks || []).map((d) => d.recommendation || '').join(), render: diskBadges },
     { key: 'seen', label: 'Last seen', num: true, value: (r) => r.last_seen_ms, render: (r) => h('span', {}, fmt.ago(r.last_seen_ms), r.stale ? [' ', h('span', { class: 'badge warn' }, 'stale')] : null) },
   ], {
-    caption: 'Hosts of the fleet',
+    caption: 'Hosts of the fleet: runqueue latency p50/p99 over the last 5 minutes; per disk whether iocost is on and whether the SSD database\'s recommended config is in use, differs, or the model has no data',
     sort: p.get('sort') || 'p99', dir: p.get('dir') || 'desc',
     text: (r) => [r.hostname, r.id, r.kernel, schedulerOf(r), ...(r.disks || []).map((d) => `${d.name} ${d.model}`)].join(' '),
     onSort: (sort, dir) => ctx.setParams({ sort, dir }),
