@@ -28,7 +28,7 @@ try {
     { name: 'ssd', url: '/ssd', minCharts: 0 },
     ...models.map((m) => ({ name: `ssd-${m}`, url: `/ssd?model=${encodeURIComponent(m)}`, minCharts: 4 })),
     // a small result file: its MOF/aMOF and latency curves are drawn from the file on request
-    { name: 'ssd-curves', url: '/ssd?model=KXG6AZNV512G_TOSHIBA', minCharts: 6, act: loadCurves },
+    { name: 'ssd-curves', url: '/ssd?model=KXG6AZNV512G_TOSHIBA', minCharts: 4, act: loadCurves },
     { name: 'submit', url: '/submit', minCharts: 0 },
   ];
 
@@ -97,6 +97,12 @@ try {
   await page.click('table.data tbody tr td:first-child a');
   await page.waitForFunction(() => location.pathname === '/host' && document.documentElement.dataset.state === 'ready');
   t.ok((await page.locator('h1').textContent()).startsWith('node-'), 'a host link opens its host page');
+  // the host's disk is matched to the SSD database: config in force against the recommended one
+  await open(page, `${srv.url}/host?id=${srv.history.id}&range=1h`);
+  const disk = await page.locator('article.disk').first().textContent();
+  t.ok(/differs from the recommended config/.test(disk), 'the disk card says the config in force differs from the recommended one');
+  t.ok(/259:0 ctrl=user model=linear rbps=\d+/.test(disk) && /259:0 enable=1 ctrl=user rpct=/.test(disk), 'the disk card shows the recommended lines for its device');
+
   // a cgroup chosen from the table drives the heatmap and the URL
   await open(page, `${srv.url}/host?id=${srv.history.id}&range=1h`);
   await page.click('table.data tbody tr td:first-child button');
@@ -137,9 +143,15 @@ t.done();
 
 async function loadCurves(page) {
   const button = page.locator('#load-curves');
-  if (await button.count()) {
-    const before = await page.locator('canvas').count();
-    await button.click();
-    await page.waitForFunction((n) => document.querySelectorAll('canvas').length > n || document.querySelector('#app .state-error, #app .state-empty'), before);
+  if (!(await button.count())) {
+    console.log('# the model API lists no submissions: no per-submission charts, curves or download links to check');
+    return;
   }
+  const before = await page.locator('canvas').count();
+  await button.click();
+  await page.waitForFunction((n) => document.querySelectorAll('canvas').length > n || document.querySelector('#app .state-error, #app .state-empty'), before);
+  const after = await page.locator('canvas').count();
+  t.ok(after >= before + 2, `the MOF/aMOF and latency curves are drawn from the result file (${before} -> ${after} charts)`);
+  const links = await page.locator('a[href*="/api/v1/ssd/results/"][download]').count();
+  t.ok(links > 0, `the submissions are listed with download links (${links})`);
 }

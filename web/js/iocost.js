@@ -17,3 +17,23 @@ export function qosLine(dev, q) {
     if (q[k] !== undefined && q[k] !== null) parts.push(`${k}=${f(q[k])}`);
   return parts.join(' ');
 }
+
+// Whether two configs (lines as above) say the same: compared key by key with
+// numbers as numbers, so "rpct=95" and "rpct=95.00" agree.
+export function sameConfig(a, b) {
+  const parse = (text) => {
+    const out = new Map();
+    for (const line of String(text).trim().split('\n')) {
+      const [dev, ...kv] = line.trim().split(/\s+/);
+      for (const pair of kv) {
+        const [k, v] = pair.split('=');
+        out.set(`${dev} ${k}`, Number.isFinite(Number(v)) ? Number(v) : v);
+      }
+    }
+    return out;
+  };
+  const x = parse(a), y = parse(b);
+  if (x.size !== y.size) return false;
+  for (const [k, v] of x) if (y.get(k) !== v) return false;
+  return true;
+}

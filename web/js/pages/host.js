@@ -12,7 +12,7 @@ import { copyBlock } from '../copy.js';
 import { heatmapConfig } from '../charts/heatmap.js';
 import { barsConfig } from '../charts/bars.js';
 import { timeSeriesConfig, pointsOf } from '../charts/timeseries.js';
-import { modelLine, qosLine } from '../iocost.js';
+import { modelLine, qosLine, sameConfig } from '../iocost.js';
 import { schedulerOf } from './fleet.js';
 
 const MAX_CPU_QUERIES = 64;
@@ -162,16 +162,29 @@ export function mount(ctx) {
       ctx.charts.put('l3', l3Box.canvas, barsConfig(domains.map((d, i) => `L3 #${i}`), sets(l3), { format: fmt.ns }));
   });
 
+  // The recommended config for a disk. The server says per disk whether one
+  // exists and whether it is in use (issue 7's fleet link); where it does not
+  // say, the model list is asked and the lines are compared here.
   async function recommended(disk, signal) {
-    const rec = disk.recommendation;
+    let rec = disk.recommendation;
     const modelId = api.ssdModelId(disk.model);
     const link = h('a', { href: `/ssd?model=${encodeURIComponent(modelId)}` }, 'the SSD database');
     if (!disk.model) return h('p', { class: 'muted' }, 'The disk did not report its model.');
-    if (!rec || rec === 'no_data')
+    if (!rec) {
+      const list = await api.ssdModels(modelId, signal);
+      const known = (Array.isArray(list) ? list : list.models || []).some((x) => x.id === modelId);
+      rec = known ? null : 'no_data';
+    }
+    if (rec === 'no_data')
       return h('p', { class: 'muted' }, 'No recommendation: ', link, ' has no result for this model yet.');
     const { text, headers } = await api.ssdConfig(modelId, { dev: disk.dev }, signal);
     let solution = null;
     for (const [k, v] of headers) if (/solution/i.test(k)) solution = v;
+    if (!rec) {
+      const io = disk.iocost || {};
+      const inForce = io.enabled ? [modelLine(disk.dev, io.model), qosLine(disk.dev, io.qos)].join('\n') : '';
+      rec = sameConfig(inForce, text) ? 'in_use' : 'differs';
+    }
     return h('div', {},
       h('p', {}, rec === 'in_use' ? h('span', { class: 'badge ok' }, 'recommended config in use') : h('span', { class: 'badge warn' }, 'differs from the recommended config'),
         ' from ', link, solution ? ` (solution ${solution})` : ''),

@@ -10,6 +10,7 @@ import { h, fill, loading, empty, failure, section, chartBox } from '../dom.js';
 import { dataTable } from '../table.js';
 import { copyButton, copyBlock } from '../copy.js';
 import { barsConfig } from '../charts/bars.js';
+import { color, rgba } from '../charts/base.js';
 import { curvesConfig, normalizeCurve } from '../charts/curves.js';
 
 // Where io.cost falls back when a solution is missing (issue 7).
@@ -194,35 +195,64 @@ function mountModel(ctx, modelId) {
   }
 
   let results = [];
-  function drawParams() {
-    for (const key of [...ctx.charts.slots.keys()]) if (key.startsWith('param:')) ctx.charts.drop(key);
+  const GROUPS = [
+    ['bw', 'Bandwidth', [['model', 'rbps', 'read'], ['model', 'wbps', 'write']], fmt.mbps],
+    ['iops', 'IOPS', [['model', 'rseqiops', 'read seq'], ['model', 'rrandiops', 'read rand'], ['model', 'wseqiops', 'write seq'], ['model', 'wrandiops', 'write rand']], fmt.iops],
+    ['lat', 'Latency targets', [['qos', 'rlat', 'read'], ['qos', 'wlat', 'write']], fmt.us],
+    ['vrate', 'vrate range', [['qos', 'min', 'min'], ['qos', 'max', 'max']], (v) => fmt.pct(v, 0)],
+  ];
+
+  // Across submissions, per solution: the median as a bar and the spread
+  // (min - max over the submissions) as a floating bar beside it; from the
+  // recommendation, so it is there whatever else the server lists.
+  function drawSpread() {
+    const rec = m.recommended || {};
+    const names = Object.keys(rec);
+    if (!names.length) return [];
+    return GROUPS.map(([key, title, fields, f]) => {
+      const box = chartBox(`${title}: median and spread over submissions per solution`, 220);
+      const sets = [];
+      fields.forEach(([part, k, label], i) => {
+        const col = color(i);
+        sets.push({ label: `${label} median`, values: names.map((s) => (rec[s][part] ? rec[s][part][k] ?? null : null)), color: col });
+        sets.push({ label: `${label} spread`, values: names.map((s) => (rec[s].spread && rec[s].spread[k]) || null), color: rgba(col, 0.35) });
+      });
+      return { slot: `param:spread:${key}`, title, box, config: barsConfig(names, sets, { format: (v) => (Array.isArray(v) ? `${f(v[0])} – ${f(v[1])}` : f(v)) }) };
+    });
+  }
+
+  // One bar per submission for the chosen solution, when the server lists them.
+  function drawPerSubmission() {
     const withSol = results.filter((r) => r.solutions && r.solutions[solution]);
-    if (!withSol.length) return fill(paramSec.body, empty(`No submission has the ${solution || 'chosen'} solution.`));
+    if (!withSol.length) return [];
     const labels = withSol.map((r) => `${String(r.id).slice(0, 8)} ${r.fwrev || ''}`.trim());
     const val = (r, part, key) => { const x = r.solutions[solution][part]; return x && Number.isFinite(x[key]) ? x[key] : null; };
-    const charts = [
-      ['bw', 'Bandwidth', [['model', 'rbps', 'read'], ['model', 'wbps', 'write']], fmt.mbps],
-      ['iops', 'IOPS', [['model', 'rseqiops', 'read seq'], ['model', 'rrandiops', 'read rand'], ['model', 'wseqiops', 'write seq'], ['model', 'wrandiops', 'write rand']], fmt.iops],
-      ['lat', 'Latency targets', [['qos', 'rlat', 'read'], ['qos', 'wlat', 'write']], fmt.us],
-      ['vrate', 'vrate range', [['qos', 'min', 'min'], ['qos', 'max', 'max']], (v) => fmt.pct(v, 0)],
-    ];
-    const mof = withSol.some((r) => ['MOF', 'aMOF', 'isol', 'mem_offload_factor'].some((k) => Number.isFinite(r.solutions[solution][k])));
-    const boxes = charts.map(([key, title]) => ({ key, title, box: chartBox(`${title} per submission for the ${solution} solution`, 200) }));
-    const mofBox = mof ? chartBox(`Memory offload factor and isolation per submission for ${solution}`, 200) : null;
-    fill(paramSec.body, h('p', { class: 'muted' }, `Solution ${solution}, one bar per submission.`),
-      h('div', { class: 'panels' }, boxes.map((b) => h('figure', { class: 'panel' }, h('figcaption', {}, b.title), b.box.box)),
-        mofBox ? h('figure', { class: 'panel' }, h('figcaption', {}, 'MOF, aMOF and isolation'), mofBox.box) : null));
-    charts.forEach(([key, , fields, f], i) => {
-      ctx.charts.put(`param:${key}`, boxes[i].box.canvas, barsConfig(labels, fields.map(([part, k, label]) => ({ label, values: withSol.map((r) => val(r, part, k)) })), { format: f }));
-    });
-    if (mofBox) {
-      const pick = (r, ...keys) => { for (const k of keys) if (Number.isFinite(r.solutions[solution][k])) return r.solutions[solution][k]; return null; };
-      ctx.charts.put('param:mof', mofBox.canvas, barsConfig(labels, [
-        { label: 'MOF', values: withSol.map((r) => pick(r, 'MOF', 'mem_offload_factor')) },
-        { label: 'aMOF', values: withSol.map((r) => pick(r, 'aMOF', 'adjusted_mem_offload_factor')) },
-        { label: 'isol', values: withSol.map((r) => pick(r, 'isol')) },
-      ], { format: (v) => (v === null ? '–' : Number(v).toFixed(2)) }));
-    }
+    const out = GROUPS.map(([key, title, fields, f]) => ({
+      slot: `param:sub:${key}`, title: `${title}, ${solution}, per submission`,
+      box: chartBox(`${title} per submission for the ${solution} solution`, 200),
+      config: barsConfig(labels, fields.map(([part, k, label]) => ({ label, values: withSol.map((r) => val(r, part, k)) })), { format: f }),
+    }));
+    const pick = (r, ...keys) => { for (const k of keys) if (Number.isFinite(r.solutions[solution][k])) return r.solutions[solution][k]; return null; };
+    if (withSol.some((r) => pick(r, 'MOF', 'mem_offload_factor', 'aMOF', 'isol') !== null))
+      out.push({
+        slot: 'param:sub:mof', title: `MOF, aMOF and isolation, ${solution}, per submission`,
+        box: chartBox(`Memory offload factor and isolation per submission for ${solution}`, 200),
+        config: barsConfig(labels, [
+          { label: 'MOF', values: withSol.map((r) => pick(r, 'MOF', 'mem_offload_factor')) },
+          { label: 'aMOF', values: withSol.map((r) => pick(r, 'aMOF', 'adjusted_mem_offload_factor')) },
+          { label: 'isol', values: withSol.map((r) => pick(r, 'isol')) },
+        ], { format: (v) => (v === null ? '–' : Number(v).toFixed(2)) }),
+      });
+    return out;
+  }
+
+  function drawParams() {
+    for (const key of [...ctx.charts.slots.keys()]) if (key.startsWith('param:')) ctx.charts.drop(key);
+    const charts = [...drawSpread(), ...drawPerSubmission()];
+    if (!charts.length) return fill(paramSec.body, empty('No submission of this model has iocost-tune solutions.'));
+    fill(paramSec.body, h('p', { class: 'muted' }, 'Per solution: the median (solid) and the spread from the lowest to the highest submission (light).'),
+      h('div', { class: 'panels' }, charts.map((c) => h('figure', { class: 'panel' }, h('figcaption', {}, c.title), c.box.box))));
+    for (const c of charts) ctx.charts.put(c.slot, c.box.canvas, c.config);
   }
 
   // The curves come with the result when the server passes them on
@@ -234,7 +264,7 @@ function mountModel(ctx, modelId) {
     const r = results.find((x) => x.curves || x.data);
     if (r) return drawCurveData(r, r.curves || r.data);
     const pick = results.find((x) => Object.keys(x.solutions || {}).length > 1) || results[0];
-    if (!pick) return fill(curveSec.body, empty('No submission to read curves from.'));
+    if (!pick) return fill(curveSec.body, empty('The measured curves are in the submitted files, which this server does not list for the model.'));
     const btn = h('button', { type: 'button', id: 'load-curves' }, `Load the curves from submission ${String(pick.id).slice(0, 8)}`);
     btn.addEventListener('click', () => guard(curveSec.body, 'the curves', async () => {
       fill(curveSec.body, loading('the result file'));
@@ -260,7 +290,7 @@ function mountModel(ctx, modelId) {
   }
 
   function drawSubmissions(subs) {
-    if (!subs.length) return fill(subSec.body, empty('The server did not list this model\'s submissions.'));
+    if (!subs.length) return fill(subSec.body, empty(`${fmt.count(m.submissions)} submission(s); this server does not list them one by one.`));
     const byId = new Map(results.map((r) => [r.id, r]));
     const rows = subs.map((s) => ({ ...(typeof s === 'string' ? { id: s } : s), ...(byId.get(s.id || s) || {}) }));
     const table = dataTable([
