@@ -22,3 +22,33 @@ export function bucketRow(idx, g = GROUPING_POWER) {
   const lo = Math.max(1, bucketLower(idx, g));
   return Math.floor(Math.log2(lo) * ROWS_PER_OCTAVE) / ROWS_PER_OCTAVE;
 }
+
+// The value reported for a bucket: its middle (the last bucket: its lower bound).
+export function bucketValue(idx) {
+  if (idx >= BUCKETS - 1) return bucketLower(idx);
+  return bucketLower(idx) + Math.floor((bucketLower(idx + 1) - 1 - bucketLower(idx)) / 2);
+}
+
+// Merges points of a runqlat series (count, sum_ns, max_ns, sparse buckets)
+// into one, with its percentiles read from the merged buckets the way the
+// server reads them (nearest rank, middle of the bucket).
+export function mergePoints(points) {
+  const merged = new Map();
+  let count = 0, sum = 0, max = 0;
+  for (const p of points) {
+    count += p.count || 0;
+    sum += p.sum_ns || 0;
+    max = Math.max(max, p.max_ns || 0);
+    for (const [i, n] of p.buckets || []) merged.set(i, (merged.get(i) || 0) + n);
+  }
+  const buckets = [...merged.entries()].sort((a, b) => a[0] - b[0]);
+  const total = buckets.reduce((s, [, n]) => s + n, 0);
+  const q = (f) => {
+    if (!total) return null;
+    const rank = Math.max(1, Math.ceil(f * total));
+    let seen = 0;
+    for (const [i, n] of buckets) { seen += n; if (seen >= rank) return bucketValue(i); }
+    return bucketValue(buckets[buckets.length - 1][0]);
+  };
+  return { count, sum_ns: sum, max_ns: max, p50_ns: q(0.5), p90_ns: q(0.9), p99_ns: q(0.99), p999_ns: q(0.999) };
+}

@@ -13,6 +13,7 @@ import { heatmapConfig } from '../charts/heatmap.js';
 import { barsConfig } from '../charts/bars.js';
 import { timeSeriesConfig, pointsOf } from '../charts/timeseries.js';
 import { modelLine, qosLine, sameConfig } from '../iocost.js';
+import { mergePoints } from '../hist.js';
 import { schedulerOf } from './fleet.js';
 
 const MAX_CPU_QUERIES = 64;
@@ -37,12 +38,11 @@ function wholeRange(ctx, extra) {
   return rangeParams(ctx, { step: Math.max(1000, Math.round(r.to - r.from)), ...extra });
 }
 
+// The whole range as one point. The server aligns steps to multiples of
+// the step, so even a step as wide as the range may come back as two
+// points: they are merged by their buckets, which is exact.
 function merged(series) {
-  // the single point of a whole-range query, or the busiest if the server
-  // split it anyway
-  let best = null;
-  for (const p of series || []) if (!best || p.count > best.count) best = p;
-  return best;
+  return series && series.length ? mergePoints(series) : null;
 }
 
 function mean(series, field) {
