@@ -20,6 +20,8 @@
 #include "server/http.h"
 #include "server/listen.h"
 #include "server/server.h"
+#include "server/ssd_ratelimit.h"
+#include "server/ssd_store.h"
 #include "server/token_cmd.h"
 
 static const char *prog = "schedio-server";
@@ -227,6 +229,12 @@ static int serve(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		goto out;
 	}
+	srv.ssd_store = ssd_store_sqlite_open(srv.opt.db_path, err, sizeof(err));
+	srv.ssd_ratelimit = ssd_ratelimit_new(1024, SSD_RATELIMIT_BURST, SSD_RATELIMIT_PER_MIN);
+	if (!srv.ssd_store || !srv.ssd_ratelimit) {
+		fprintf(stderr, "%s: %s\n", prog, srv.ssd_store ? "out of memory" : err);
+		goto out;
+	}
 	find_web_dir(&srv);
 	if (!*srv.web_dir)
 		log_warn("no dashboard files found; serving the API only (use --web-dir)");
@@ -248,6 +256,9 @@ static int serve(int argc, char **argv)
 	http_stop(&srv);
 	rc = 0;
 out:
+	if (srv.ssd_store)
+		srv.ssd_store->ops->close(srv.ssd_store);
+	ssd_ratelimit_free(srv.ssd_ratelimit);
 	if (srv.db)
 		sqlite3_close(srv.db);
 	if (srv.listen_fd >= 0)

@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <sqlite3.h>
 
+struct ssd_store;
+struct ssd_ratelimit;
+
 struct server_options {
 	const char *listen;         /* ADDR:PORT, [ADDR6]:PORT */
 	const char *db_path;        /* SQLite file */
@@ -33,6 +36,8 @@ struct server {
 	unsigned short port;        /* the port actually bound (for :0) */
 	char *tls_cert_pem;         /* contents of opt.tls_cert/tls_key, alive while serving */
 	char *tls_key_pem;
+	struct ssd_store *ssd_store;         /* the SSD model database (ssd_store.h) */
+	struct ssd_ratelimit *ssd_ratelimit; /* per-address budget under --open-submissions */
 };
 
 #endif /* SCHEDIO_SERVER_H */
