@@ -284,7 +284,8 @@ export function mount(ctx) {
         return;
       }
       drawHead();
-      await Promise.all([loadHeatmap(signal), loadCgroups(signal), loadCpus(signal), loadIo(signal)]);
+      // the many small per-cgroup queries go last, so they do not queue the charts
+      await Promise.all([loadHeatmap(signal), loadIo(signal), loadCpus(signal), loadCgroups(signal)]);
     },
     destroy() {},
   };
