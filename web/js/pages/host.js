@@ -283,6 +283,7 @@ export function mount(ctx) {
         for (const s of [lat, cgSec, cpuSec, ioSec]) s.el.hidden = true;
         return;
       }
+      for (const sec of [lat, cgSec, cpuSec, ioSec]) sec.el.hidden = false;
       drawHead();
       // the many small per-cgroup queries go last, so they do not queue the charts
       await Promise.all([loadHeatmap(signal), loadIo(signal), loadCpus(signal), loadCgroups(signal)]);

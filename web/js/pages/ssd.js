@@ -316,6 +316,7 @@ function mountModel(ctx, modelId) {
       return;
     }
     const fw = fwrev();
+    for (const sec of [recSec, cfgSec, paramSec, curveSec, subSec]) sec.el.hidden = false;
     drawHead();
     drawRecommendation();
     const subs = submissionsOf(m).filter((s) => !fw || !s.fwrev || s.fwrev === fw);
