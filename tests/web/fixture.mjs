@@ -92,15 +92,16 @@ export function runAgent(url) {
 }
 
 // n fleet hosts, each with two reports: one somewhere in the last hour and a
-// recent one (some older than 60 s, so a share of the fleet is stale).
+// recent one (a third of them older than 60 s, so that share is stale).
 export async function postFleet(url, n, opts = {}) {
   const now = Date.now();
   const hosts = Array.from({ length: n }, (_, i) => fleetHost(i, opts));
   await pool(hosts, 8, async (h, i) => {
     const early = now - (5 + ((i * 37) % 55)) * 60e3;
     await postReport(url, report(h, 1, early - 60e3, early));
-    const recent = now - (i % 70) * 1000;
-    await postReport(url, report(h, 2, recent - 60e3, recent));
+    const recent = now - ((i * 13) % 90) * 1000; // a third older than 60 s: stale
+    // a 10 s interval (the agent's default): stale after 60 s without a report
+    await postReport(url, report(h, 2, recent - 10e3, recent));
   });
   return hosts;
 }

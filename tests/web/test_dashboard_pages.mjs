@@ -58,6 +58,11 @@ try {
     console.log(`# ${p.name}: ready in ${Math.round(ms)} ms, ${cs.length} charts, ${w.sizes.length} responses, largest ${Math.max(0, ...w.sizes.map((s) => s.bytes))} bytes`);
   }
 
+  // stale hosts are marked in the fleet table
+  await open(page, `${srv.url}/?range=1h&sort=seen&dir=asc`);
+  const staleRows = await page.locator('table.data tr.stale').count();
+  t.ok(staleRows > 0 && (await page.locator('table.data tr.stale .badge', { hasText: 'stale' }).count()) === staleRows, `stale hosts are marked (${staleRows} rows)`);
+
   // the time range picker writes the URL and the page follows it
   await page.emulateMedia({ colorScheme: 'light' });
   await open(page, `${srv.url}/?range=1h`);
