@@ -112,8 +112,9 @@ export function mount(ctx) {
     }
   }
 
-  const loadHeatmap = (signal) => guard(lat.body, 'latency', async () => {
-    const resp = await api.hostRunqlat(id, rangeParams(ctx, scopeParams(scope, host)), signal);
+  // early: a request already sent (before the host's details came back)
+  const loadHeatmap = (signal, early) => guard(lat.body, 'latency', async () => {
+    const resp = await (early || api.hostRunqlat(id, rangeParams(ctx, scopeParams(scope, host)), signal));
     const config = heatmapConfig(resp);
     if (!config) {
       ctx.charts.drop('heatmap');
@@ -135,14 +136,17 @@ export function mount(ctx) {
     cgTable.setRows(rows.filter((r) => r.count > 0));
   });
 
-  const loadCpus = (signal) => guard(cpuSec.body, 'CPUs', async () => {
+  // wholeHost: the whole host's runqlat response when it is being fetched
+  // anyway (for the heatmap); an L3 domain of every CPU is the whole host.
+  const loadCpus = (signal, wholeHost) => guard(cpuSec.body, 'CPUs', async () => {
     const n = Math.min(host.cpus || 0, MAX_CPU_QUERIES);
     const domains = host.l3_domains || [];
     if (!n) return fill(cpuSec.body, empty('This host did not report its CPUs.'));
     const one = async (cpu) => merged((await api.hostRunqlat(id, wholeRange(ctx, { cpu }), signal)).series) || {};
+    const domain = async (d) => (wholeHost && d.length === host.cpus ? merged((await wholeHost).series) || {} : one(d.join(',')));
     const [cpus, l3] = await Promise.all([
       Promise.all(Array.from({ length: n }, (_, i) => one(String(i)))),
-      Promise.all(domains.map((d) => one(d.join(',')))),
+      Promise.all(domains.map(domain)),
     ]);
     if (!cpus.some((p) => p.count) && !l3.some((p) => p.count)) {
       ctx.charts.drop('cpus'); ctx.charts.drop('l3');
@@ -253,13 +257,13 @@ export function mount(ctx) {
     };
   }
 
-  const loadIo = (signal) => guard(ioSec.body, 'IO cost', async () => {
+  const loadIo = (signal, early) => guard(ioSec.body, 'IO cost', async () => {
     const disks = host.disks || [];
     if (!disks.length) return fill(ioSec.body, empty('This host reported no disks.'));
     // the recommendations do not depend on the time range: ask in parallel
     const recs = new Map(disks.map((d) => [d.dev, recommended(d, signal)]));
     recs.forEach((p) => p.catch(() => {}));
-    const resp = await api.hostIocost(id, rangeParams(ctx), signal);
+    const resp = await (early || api.hostIocost(id, rangeParams(ctx), signal));
     for (const key of [...ctx.charts.slots.keys()]) if (key.startsWith('io:')) ctx.charts.drop(key);
     const byDev = new Map((resp.disks || []).map((d) => [d.dev, d]));
     const cards = disks.map((d) => {
@@ -275,8 +279,15 @@ export function mount(ctx) {
     async refresh(signal) {
       lastSignal = signal;
       if (!id) return fill(ctx.root, failure('the host', new Error('no host id in the address (?id=...)')));
+      // What does not depend on the host's details is asked at once, in
+      // parallel with them: the heatmap (unless it is for an L3 domain,
+      // which needs the CPU list) and the IO cost series.
+      const hostP = api.host(id, signal);
+      const heatP = scope.startsWith('l3:') ? null : api.hostRunqlat(id, rangeParams(ctx, scopeParams(scope, {})), signal);
+      const ioP = api.hostIocost(id, rangeParams(ctx), signal);
+      for (const p of [heatP, ioP]) if (p) p.catch(() => {}); // awaited below, or moot if the host is unknown
       try {
-        host = await api.host(id, signal);
+        host = await hostP;
       } catch (err) {
         if (err.name === 'AbortError') throw err;
         fill(head, failure('the host', err));
@@ -286,7 +297,7 @@ export function mount(ctx) {
       for (const sec of [lat, cgSec, cpuSec, ioSec]) sec.el.hidden = false;
       drawHead();
       // the many small per-cgroup queries go last, so they do not queue the charts
-      await Promise.all([loadHeatmap(signal), loadIo(signal), loadCpus(signal), loadCgroups(signal)]);
+      await Promise.all([loadHeatmap(signal, heatP), loadIo(signal, ioP), loadCpus(signal, scope === 'host' ? heatP : null), loadCgroups(signal)]);
     },
     destroy() {},
   };
