@@ -18,6 +18,16 @@ export function need(cond, msg) {
   if (!cond) throw new Error(msg);
 }
 
+// The shared resctl-bench data is not part of the repository: without it
+// (e.g. on a user's machine) the browser tests skip, saying why (ctest: 77).
+export function requireData() {
+  const root = path.join(DATA || '', 'resctl-bench');
+  if (!DATA || !fs.existsSync(root)) {
+    console.log(`# SKIP: the shared resctl-bench data is not at ${root} (set SCHEDIO_DATA)`);
+    process.exit(77);
+  }
+}
+
 // A server on 127.0.0.1:0 with a fresh database; resolves {url, stop, ...}.
 export async function startServer({ submitToken = true } = {}) {
   need(BIN && fs.existsSync(path.join(BIN, 'schedio-server')), 'SCHEDIO_BIN must point at the built binaries (run through ctest)');

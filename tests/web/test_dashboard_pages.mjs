@@ -6,12 +6,13 @@
 // pages work from the keyboard, and each page is screenshotted in light and
 // dark (build/web-screenshots/).
 import fs from 'node:fs';
-import { filledServer } from './fixture.mjs';
+import { filledServer, requireData } from './fixture.mjs';
 import { launch, watch, open, charts, states, screenshot, checker, MAX_RESPONSE } from './browser.mjs';
 
+requireData();
 const t = checker();
 const srv = await filledServer({ fleet: 60 });
-const browser = await launch();
+const browser = await launch().catch(async (err) => { await srv.stop(); throw err; });
 try {
   const page = await browser.ctx.newPage();
   const w = watch(page);

@@ -8,14 +8,15 @@
 // In the sanitizer build the figures are printed but the time limits are not
 // held (ASan/UBSan make the server several times slower by design); the
 // size limit holds everywhere.
-import { filledServer } from './fixture.mjs';
+import { filledServer, requireData } from './fixture.mjs';
 import { launch, watch, open, checker, MAX_RESPONSE } from './browser.mjs';
 
 const RUNS = 5;
 const TIMED = process.env.SCHEDIO_SANITIZE !== '1';
+requireData();
 const t = checker();
 const srv = await filledServer({ fleet: 1000 });
-const browser = await launch();
+const browser = await launch().catch(async (err) => { await srv.stop(); throw err; });
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 
 async function measure(name, url, limitMs, check, baseline) {

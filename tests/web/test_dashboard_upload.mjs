@@ -5,12 +5,13 @@
 // shows the server's refusal in words; the progress bar is shown meanwhile.
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { startServer, resultFiles } from './fixture.mjs';
+import { startServer, resultFiles, requireData } from './fixture.mjs';
 import { launch, watch, open, screenshot, checker } from './browser.mjs';
 
+requireData();
 const t = checker();
 const srv = await startServer();
-const browser = await launch();
+const browser = await launch().catch(async (err) => { await srv.stop(); throw err; });
 try {
   const page = await browser.ctx.newPage();
   // the refused upload is expected to be logged by Chromium as a 4xx
