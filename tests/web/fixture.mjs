@@ -57,12 +57,16 @@ export async function startServer({ submitToken = true } = {}) {
     });
   });
   proc.removeAllListeners('exit');
+  // never leave a server behind, whatever way the test ends
+  const reap = () => { if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL'); };
+  process.on('exit', reap);
   return {
     url, dir, db, token, proc,
     async stop() {
       const done = new Promise((resolve) => proc.once('exit', (code, sig) => resolve(code ?? sig)));
       proc.kill('SIGTERM');
       const rc = await done;
+      process.off('exit', reap);
       const log = fs.readFileSync(path.join(dir, 'server.stderr'), 'utf8');
       fs.rmSync(dir, { recursive: true, force: true });
       need(rc === 0, `server exited ${rc}: ${log.slice(-3000)}`);
