@@ -15,8 +15,8 @@ import { failure, fill } from './js/dom.js';
 const ROUTES = [
   { path: '/', nav: 'fleet', load: () => import('./js/pages/fleet.js') },
   { path: '/host', nav: 'fleet', load: () => import('./js/pages/host.js') },
-  { path: '/ssd', nav: 'ssd', load: () => import('./js/pages/ssd.js') },
-  { path: '/submit', nav: 'submit', load: () => import('./js/pages/submit.js') },
+  { path: '/ssd', nav: 'ssd', timeless: true, load: () => import('./js/pages/ssd.js') },
+  { path: '/submit', nav: 'submit', timeless: true, load: () => import('./js/pages/submit.js') },
 ];
 
 const root = document.getElementById('app');
@@ -47,6 +47,7 @@ async function show() {
   for (const a of document.querySelectorAll('nav a'))
     if (a.dataset.nav === (route && route.nav)) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   root.replaceChildren();
+  rangeControl.el.hidden = !!(route && route.timeless); // pages without time series
   if (!route) {
     fill(root, failure('this page', new Error(`there is no page at ${path}`)));
     document.documentElement.dataset.state = 'ready';
