@@ -2,7 +2,9 @@
  * recent runqueue latency, one host's latest inventory, and the list of its
  * stored reports (for checking delivery). Shapes follow the API contract
  * (notes: hosts list, host detail, reports list). */
+#include "common/log.h"
 #include "server/api.h"
+#include "server/ssd_match.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,14 +59,48 @@ struct list_ctx {
 	int64_t now;
 	cJSON *hosts;
 	struct rq_hist *acc;
+	struct ssd_store *ssd;
 };
 
-static cJSON *disks_summary(const char *disks_json)
+static void disk_normalise(cJSON *d)
 {
-	cJSON *all = disks_json ? cJSON_Parse(disks_json) : NULL, *out = cJSON_CreateArray(), *d;
+	cJSON *ioc = cJSON_GetObjectItemCaseSensitive(d, "iocost");
+	static const char *const keys[] = { "name", "model", "fwrev", "size_bytes", "rotational" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!cJSON_GetObjectItemCaseSensitive(d, keys[i]))
+			cJSON_AddNullToObject(d, keys[i]);
+	if (!ioc)
+		ioc = cJSON_AddObjectToObject(d, "iocost");
+	if (!cJSON_GetObjectItemCaseSensitive(ioc, "enabled"))
+		cJSON_AddBoolToObject(ioc, "enabled", false);
+	if (!cJSON_GetObjectItemCaseSensitive(ioc, "model"))
+		cJSON_AddNullToObject(ioc, "model");
+	if (!cJSON_GetObjectItemCaseSensitive(ioc, "qos"))
+		cJSON_AddNullToObject(ioc, "qos");
+}
+
+/* The host's disks, each with "recommendation": whether the io.cost
+ * configuration in force is the SSD database's advice for its model. */
+static cJSON *disks_annotated(struct ssd_store *ssd, const char *disks_json)
+{
+	cJSON *all = disks_json ? cJSON_Parse(disks_json) : NULL, *d;
+
+	if (!all)
+		return cJSON_CreateArray();
+	cJSON_ArrayForEach(d, all)
+		disk_normalise(d);
+	if (ssd && ssd_match_annotate_disks(ssd, all) < 0)
+		log_warn("hosts: cannot match disks against the SSD database");
+	return all;
+}
+
+static cJSON *disks_summary(struct ssd_store *ssd, const char *disks_json)
+{
+	cJSON *all = disks_annotated(ssd, disks_json), *out = cJSON_CreateArray(), *d;
 
 	cJSON_ArrayForEach(d, all) {
-		cJSON *s = cJSON_CreateObject(), *ioc = cJSON_GetObjectItemCaseSensitive(d, "iocost");
+		cJSON *s = cJSON_CreateObject(), *ioc = cJSON_GetObjectItemCaseSensitive(d, "iocost"), *rec;
 		static const char *const keys[] = { "dev", "name", "model", "fwrev" };
 
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -73,6 +109,9 @@ static cJSON *disks_summary(const char *disks_json)
 			add_str_or_null(s, keys[i], cJSON_IsString(v) ? v->valuestring : NULL);
 		}
 		cJSON_AddBoolToObject(s, "iocost_enabled", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ioc, "enabled")));
+		rec = cJSON_GetObjectItemCaseSensitive(d, "recommendation");
+		if (cJSON_IsString(rec))
+			cJSON_AddStringToObject(s, "recommendation", rec->valuestring);
 		cJSON_AddItemToArray(out, s);
 	}
 	cJSON_Delete(all);
@@ -112,13 +151,13 @@ static int list_host(void *arg, const struct store_host *h)
 	} else {
 		cJSON_AddNullToObject(o, "runqlat");
 	}
-	cJSON_AddItemToObject(o, "disks", disks_summary(h->disks_json));
+	cJSON_AddItemToObject(o, "disks", disks_summary(c->ssd, h->disks_json));
 	return 0;
 }
 
 enum MHD_Result api_hosts_list(struct http_request *req)
 {
-	struct list_ctx c = { .q = http_query(req, "q"), .now = ingest_now_ms() };
+	struct list_ctx c = { .q = http_query(req, "q"), .now = ingest_now_ms(), .ssd = req->srv->ssd_store };
 	cJSON *doc = cJSON_CreateObject();
 	int rc;
 
@@ -160,24 +199,6 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* One disk of the detail view: the stored object with iocost.{enabled, model, qos} always present. */
-static void disk_normalise(cJSON *d)
-{
-	cJSON *ioc = cJSON_GetObjectItemCaseSensitive(d, "iocost");
-	static const char *const keys[] = { "name", "model", "fwrev", "size_bytes", "rotational" };
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!cJSON_GetObjectItemCaseSensitive(d, keys[i]))
-			cJSON_AddNullToObject(d, keys[i]);
-	if (!ioc)
-		ioc = cJSON_AddObjectToObject(d, "iocost");
-	if (!cJSON_GetObjectItemCaseSensitive(ioc, "enabled"))
-		cJSON_AddBoolToObject(ioc, "enabled", false);
-	if (!cJSON_GetObjectItemCaseSensitive(ioc, "model"))
-		cJSON_AddNullToObject(ioc, "model");
-	if (!cJSON_GetObjectItemCaseSensitive(ioc, "qos"))
-		cJSON_AddNullToObject(ioc, "qos");
-}
-
 enum MHD_Result api_host_get(struct http_request *req)
 {
 	struct store *st = store_pool_get(req->srv->readers);
@@ -211,11 +232,7 @@ enum MHD_Result api_host_get(struct http_request *req)
 	cJSON_AddNumberToObject(doc, "last_seen_ms", (double)h.last_end_ms);
 	cJSON_AddBoolToObject(doc, "stale", host_stale(&h, now));
 	add_str_or_null(doc, "agent_version", h.agent_version);
-	v = h.disks_json ? cJSON_Parse(h.disks_json) : NULL;
-	arr = v ? v : cJSON_CreateArray();
-	cJSON_ArrayForEach(v, arr)
-		disk_normalise(v);
-	cJSON_AddItemToObject(doc, "disks", arr);
+	cJSON_AddItemToObject(doc, "disks", disks_annotated(req->srv->ssd_store, h.disks_json));
 	arr = cJSON_AddArrayToObject(doc, "cgroups");
 	paths = calloc(cgroups.n + 1, sizeof(*paths));
 	for (size_t i = 0; paths && i < cgroups.n; i++)
