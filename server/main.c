@@ -23,6 +23,8 @@
 #include "server/ingest.h"
 #include "server/rollup.h"
 #include "server/server.h"
+#include "server/ssd_ratelimit.h"
+#include "server/ssd_store.h"
 #include "server/store.h"
 #include "server/store_pool.h"
 #include "server/token_cmd.h"
@@ -325,6 +327,12 @@ static int serve(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		goto out;
 	}
+	srv.ssd_store = ssd_store_sqlite_open(srv.opt.db_path, err, sizeof(err));
+	srv.ssd_ratelimit = ssd_ratelimit_new(1024, SSD_RATELIMIT_BURST, SSD_RATELIMIT_PER_MIN);
+	if (!srv.ssd_store || !srv.ssd_ratelimit) {
+		fprintf(stderr, "%s: %s\n", prog, srv.ssd_store ? "out of memory" : err);
+		goto out;
+	}
 	/* Signals are taken synchronously by this thread; every thread started from here on inherits the mask. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
@@ -355,6 +363,9 @@ static int serve(int argc, char **argv)
 	http_stop(&srv);
 	rc = 0;
 out:
+	if (srv.ssd_store)
+		srv.ssd_store->ops->close(srv.ssd_store);
+	ssd_ratelimit_free(srv.ssd_ratelimit);
 	ingest_stop(srv.ingest);
 	rollup_free(srv.rollup);
 	checkpointer_stop(srv.checkpointer);

@@ -12,6 +12,9 @@
 
 #include "server/stats.h"
 
+struct ssd_store;
+struct ssd_ratelimit;
+
 struct server_options {
 	const char *listen;         /* ADDR:PORT, [ADDR6]:PORT */
 	const char *db_path;        /* SQLite file */
@@ -47,6 +50,8 @@ struct server {
 	struct checkpointer *checkpointer; /* WAL upkeep off the ingest path */
 	char *tls_cert_pem;         /* contents of opt.tls_cert/tls_key, alive while serving */
 	char *tls_key_pem;
+	struct ssd_store *ssd_store;         /* the SSD model database (ssd_store.h) */
+	struct ssd_ratelimit *ssd_ratelimit; /* per-address budget under --open-submissions */
 };
 
 #endif /* SCHEDIO_SERVER_H */
