@@ -50,6 +50,7 @@ class Queries(unittest.TestCase):
                                          "count": sum(b.values())})
         self.assertFalse(qa["stale"])
         self.assertEqual(qa["disks"][0]["iocost_enabled"], True)
+        self.assertEqual(qa["disks"][0]["recommendation"], "no_data")  # no SSD results for this model
         self.assertEqual([h for h in hosts if h["id"] == "qc"][0]["sched_ext"], {"state": "enabled", "ops": "rusty"})
         self.assertEqual([h["id"] for h in self.s.get_json("/api/v1/hosts?q=QB")["hosts"]], ["qb"])
 
