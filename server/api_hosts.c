@@ -2,9 +2,9 @@
  * recent runqueue latency, one host's latest inventory, and the list of its
  * stored reports (for checking delivery). Shapes follow the API contract
  * (notes: hosts list, host detail, reports list). */
-#include "common/log.h"
 #include "server/api.h"
-#include "server/ssd_match.h"
+
+#include "common/log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "server/ingest.h"
 #include "server/query.h"
 #include "server/runqlat_set.h"
+#include "server/ssd_match.h"
 #include "server/store_pool.h"
 
 #define RECENT_MS (5 * 60000LL)
@@ -54,53 +55,33 @@ static int add_host_hist(void *arg, const struct store_row *r)
 }
 
 struct list_ctx {
+	struct server *srv;
 	struct store *st;
 	const char *q;
 	int64_t now;
 	cJSON *hosts;
 	struct rq_hist *acc;
-	struct ssd_store *ssd;
 };
 
-static void disk_normalise(cJSON *d)
+/* The stored disks with the SSD database's verdict on each one's io.cost
+ * configuration ("recommendation", issue 7) when that database is there. */
+static cJSON *disks_annotated(struct server *srv, const char *disks_json)
 {
-	cJSON *ioc = cJSON_GetObjectItemCaseSensitive(d, "iocost");
-	static const char *const keys[] = { "name", "model", "fwrev", "size_bytes", "rotational" };
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!cJSON_GetObjectItemCaseSensitive(d, keys[i]))
-			cJSON_AddNullToObject(d, keys[i]);
-	if (!ioc)
-		ioc = cJSON_AddObjectToObject(d, "iocost");
-	if (!cJSON_GetObjectItemCaseSensitive(ioc, "enabled"))
-		cJSON_AddBoolToObject(ioc, "enabled", false);
-	if (!cJSON_GetObjectItemCaseSensitive(ioc, "model"))
-		cJSON_AddNullToObject(ioc, "model");
-	if (!cJSON_GetObjectItemCaseSensitive(ioc, "qos"))
-		cJSON_AddNullToObject(ioc, "qos");
-}
-
-/* The host's disks, each with "recommendation": whether the io.cost
- * configuration in force is the SSD database's advice for its model. */
-static cJSON *disks_annotated(struct ssd_store *ssd, const char *disks_json)
-{
-	cJSON *all = disks_json ? cJSON_Parse(disks_json) : NULL, *d;
+	cJSON *all = disks_json ? cJSON_Parse(disks_json) : NULL;
 
 	if (!all)
 		return cJSON_CreateArray();
-	cJSON_ArrayForEach(d, all)
-		disk_normalise(d);
-	if (ssd && ssd_match_annotate_disks(ssd, all) < 0)
-		log_warn("hosts: cannot match disks against the SSD database");
+	if (srv->ssd_store && ssd_match_annotate_disks(srv->ssd_store, all) < 0)
+		log_warn("hosts: SSD recommendations unavailable");
 	return all;
 }
 
-static cJSON *disks_summary(struct ssd_store *ssd, const char *disks_json)
+static cJSON *disks_summary(struct server *srv, const char *disks_json)
 {
-	cJSON *all = disks_annotated(ssd, disks_json), *out = cJSON_CreateArray(), *d;
+	cJSON *all = disks_annotated(srv, disks_json), *out = cJSON_CreateArray(), *d;
 
 	cJSON_ArrayForEach(d, all) {
-		cJSON *s = cJSON_CreateObject(), *ioc = cJSON_GetObjectItemCaseSensitive(d, "iocost"), *rec;
+		cJSON *s = cJSON_CreateObject(), *ioc = cJSON_GetObjectItemCaseSensitive(d, "iocost");
 		static const char *const keys[] = { "dev", "name", "model", "fwrev" };
 
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -109,9 +90,9 @@ static cJSON *disks_summary(struct ssd_store *ssd, const char *disks_json)
 			add_str_or_null(s, keys[i], cJSON_IsString(v) ? v->valuestring : NULL);
 		}
 		cJSON_AddBoolToObject(s, "iocost_enabled", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ioc, "enabled")));
-		rec = cJSON_GetObjectItemCaseSensitive(d, "recommendation");
-		if (cJSON_IsString(rec))
-			cJSON_AddStringToObject(s, "recommendation", rec->valuestring);
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(d, "recommendation")))
+			cJSON_AddStringToObject(s, "recommendation",
+						cJSON_GetObjectItemCaseSensitive(d, "recommendation")->valuestring);
 		cJSON_AddItemToArray(out, s);
 	}
 	cJSON_Delete(all);
@@ -151,13 +132,13 @@ static int list_host(void *arg, const struct store_host *h)
 	} else {
 		cJSON_AddNullToObject(o, "runqlat");
 	}
-	cJSON_AddItemToObject(o, "disks", disks_summary(c->ssd, h->disks_json));
+	cJSON_AddItemToObject(o, "disks", disks_summary(c->srv, h->disks_json));
 	return 0;
 }
 
 enum MHD_Result api_hosts_list(struct http_request *req)
 {
-	struct list_ctx c = { .q = http_query(req, "q"), .now = ingest_now_ms(), .ssd = req->srv->ssd_store };
+	struct list_ctx c = { .srv = req->srv, .q = http_query(req, "q"), .now = ingest_now_ms() };
 	cJSON *doc = cJSON_CreateObject();
 	int rc;
 
@@ -199,6 +180,24 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* One disk of the detail view: the stored object with iocost.{enabled, model, qos} always present. */
+static void disk_normalise(cJSON *d)
+{
+	cJSON *ioc = cJSON_GetObjectItemCaseSensitive(d, "iocost");
+	static const char *const keys[] = { "name", "model", "fwrev", "size_bytes", "rotational" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!cJSON_GetObjectItemCaseSensitive(d, keys[i]))
+			cJSON_AddNullToObject(d, keys[i]);
+	if (!ioc)
+		ioc = cJSON_AddObjectToObject(d, "iocost");
+	if (!cJSON_GetObjectItemCaseSensitive(ioc, "enabled"))
+		cJSON_AddBoolToObject(ioc, "enabled", false);
+	if (!cJSON_GetObjectItemCaseSensitive(ioc, "model"))
+		cJSON_AddNullToObject(ioc, "model");
+	if (!cJSON_GetObjectItemCaseSensitive(ioc, "qos"))
+		cJSON_AddNullToObject(ioc, "qos");
+}
+
 enum MHD_Result api_host_get(struct http_request *req)
 {
 	struct store *st = store_pool_get(req->srv->readers);
@@ -232,7 +231,10 @@ enum MHD_Result api_host_get(struct http_request *req)
 	cJSON_AddNumberToObject(doc, "last_seen_ms", (double)h.last_end_ms);
 	cJSON_AddBoolToObject(doc, "stale", host_stale(&h, now));
 	add_str_or_null(doc, "agent_version", h.agent_version);
-	cJSON_AddItemToObject(doc, "disks", disks_annotated(req->srv->ssd_store, h.disks_json));
+	arr = disks_annotated(req->srv, h.disks_json);
+	cJSON_ArrayForEach(v, arr)
+		disk_normalise(v);
+	cJSON_AddItemToObject(doc, "disks", arr);
 	arr = cJSON_AddArrayToObject(doc, "cgroups");
 	paths = calloc(cgroups.n + 1, sizeof(*paths));
 	for (size_t i = 0; paths && i < cgroups.n; i++)

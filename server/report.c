@@ -478,50 +478,41 @@ static char *print_json(const cJSON *item)
 	return out;
 }
 
-/* host.l3_domains: each domain is an array of CPU numbers, or an object
- * whose "cpus" is one (agents add facts such as the cache size beside it).
- * Stored normalised to arrays of CPU numbers, which is what the API serves. */
+/* host.l3_domains: each domain is {"cpus": [...], "size_kb"} (the agent) or
+ * a bare [cpu, ...] (the API contract's form); stored as [[cpu, ...], ...]. */
 static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 {
 	const cJSON *arr = get_arr(ps, host, "l3_domains", "host.", 4096), *dom, *cpu;
-	cJSON *norm;
-	int i = 0, rc = 0;
+	cJSON *out;
+	int i = 0;
 
 	if (!arr)
 		return ps->status ? -1 : 0;
-	norm = cJSON_CreateArray();
-	if (!norm)
+	out = cJSON_CreateArray();
+	if (!out)
 		return fail(ps, 500, "out of memory");
 	cJSON_ArrayForEach(dom, arr) {
 		const cJSON *cpus = cJSON_IsObject(dom) ? cJSON_GetObjectItemCaseSensitive(dom, "cpus") : dom;
-		cJSON *copy;
-		char what[64];
+		cJSON *list = cJSON_CreateArray();
 		int64_t v;
 
-		snprintf(what, sizeof(what), "host.l3_domains[%d]", i++);
-		if (!cJSON_IsArray(cpus)) {
-			rc = fail(ps, 400, "%s must be an array of CPU numbers or an object with one as \"cpus\"", what);
-			goto out;
+		cJSON_AddItemToArray(out, list);
+		if (!cJSON_IsArray(cpus) || !list) {
+			cJSON_Delete(out);
+			return fail(ps, 400, "host.l3_domains[%d] must be {\"cpus\": [CPU, ...]} or [CPU, ...]", i);
 		}
 		cJSON_ArrayForEach(cpu, cpus) {
 			if (!int_ok(cpu, 0, 1 << 20, &v)) {
-				rc = fail(ps, 400, "%s must hold CPU numbers (0..%d)", what, 1 << 20);
-				goto out;
+				cJSON_Delete(out);
+				return fail(ps, 400, "host.l3_domains[%d] must hold CPU numbers (0..%d)", i, 1 << 20);
 			}
+			cJSON_AddItemToArray(list, cJSON_CreateNumber((double)v));
 		}
-		copy = cJSON_Duplicate(cpus, 1);
-		if (!copy || !cJSON_AddItemToArray(norm, copy)) {
-			cJSON_Delete(copy);
-			rc = fail(ps, 500, "out of memory");
-			goto out;
-		}
+		i++;
 	}
-	rep->l3_json = print_json(norm);
-	if (!rep->l3_json)
-		rc = fail(ps, 500, "out of memory");
-out:
-	cJSON_Delete(norm);
-	return rc;
+	rep->l3_json = print_json(out);
+	cJSON_Delete(out);
+	return rep->l3_json ? 0 : fail(ps, 500, "out of memory");
 }
 
 /* Kernels from 6.6 on schedule fair tasks with EEVDF, older ones with CFS. */
