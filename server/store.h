@@ -8,6 +8,7 @@
 #ifndef SCHEDIO_SERVER_STORE_H
 #define SCHEDIO_SERVER_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,6 +98,11 @@ struct store_ops {
 	/* Optional (NULL: always 1): 1 if this handle leads job (and keeps leading while it lives),
 	 * 0 if another server's handle does, -1 on error. */
 	int (*try_lead)(struct store *st, enum store_job job);
+	/* Housekeeping kept out of commits (SQLite: WAL checkpoints; handles never
+	 * checkpoint on commit). background: from a thread that only does this,
+	 * every 100 ms; otherwise from a writer between transactions, which does
+	 * it only when the background one has fallen far behind. */
+	int (*maintain)(struct store *st, bool background);
 	/* Bytes the database takes on disk. */
 	int64_t (*size_bytes)(struct store *st);
 	/* Last error message of this handle. */

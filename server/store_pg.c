@@ -392,6 +392,14 @@ static int pq_try_lead(struct store *base, enum store_job job)
 	return s->lead[job];
 }
 
+/* PostgreSQL's autovacuum and checkpointer do what SQLite's WAL checkpoints need a thread for. */
+static int pq_maintain(struct store *base, bool background)
+{
+	(void)base;
+	(void)background;
+	return 0;
+}
+
 static int64_t pq_size_bytes(struct store *base)
 {
 	PGresult *r = pg_run(from(base)->c, names[PQ_SIZE], NULL);
@@ -437,6 +445,7 @@ static const struct store_ops pq_ops = {
 	.expire = pq_expire,
 	.meta_get = pq_meta_get,
 	.meta_put = pq_meta_put,
+	.maintain = pq_maintain,
 	.try_lead = pq_try_lead,
 	.size_bytes = pq_size_bytes,
 	.errmsg = pq_errmsg,

@@ -195,6 +195,21 @@ class Ingest(unittest.TestCase):
             s.stop()
             self.assertEqual(counts(s.db), (1, 1, "ok"))
 
+    def test_l3_domains_in_both_forms(self):
+        with Server("--open-ingest") as s:
+            rep = report("l3", 1, cgroups=1)
+            rep["host"]["l3_domains"] = [{"cpus": [0, 1], "size_kb": 32768}, {"cpus": [2, 3], "size_kb": 0}]
+            self.assertEqual(post(s, rep).status, 200)
+            self.assertEqual(s.get_json("/api/v1/hosts/l3")["l3_domains"], [[0, 1], [2, 3]])
+            rep = report("l3b", 1, cgroups=1)
+            rep["host"]["l3_domains"] = [[0, 1], [2, 3]]
+            self.assertEqual(post(s, rep).status, 200)
+            self.assertEqual(s.get_json("/api/v1/hosts/l3b")["l3_domains"], [[0, 1], [2, 3]])
+            rep["host"]["l3_domains"] = [{"cpus": "all"}]
+            r = post(s, report("l3c", 1, cgroups=1) | {"host": rep["host"] | {"id": "l3c"}})
+            self.assertEqual(r.status, 400)
+            self.assertIn("host.l3_domains[0]", r.json()["error"])
+
     def test_real_agent_report_is_stored(self):
         with Server("--open-ingest") as s:
             state = os.path.join(s.workdir, "agent-state")
