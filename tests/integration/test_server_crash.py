@@ -2,12 +2,11 @@
 a restart every report that got a 2xx is stored, the database passes
 PRAGMA integrity_check, and re-sending an acknowledged report is a duplicate."""
 import signal
-import sqlite3
 import threading
 import time
 import unittest
 
-from harness import Server, main, request
+from harness import Server, is_pg, main, query, request
 from report_factory import body, now_ms, report
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -50,9 +49,7 @@ class Crash(unittest.TestCase):
             self.assertGreater(total, 50, "too few reports acknowledged before the kill")
             print(f"{total} reports acknowledged before kill -9")
 
-            con = sqlite3.connect(s.db)
-            self.assertEqual(con.execute("PRAGMA integrity_check").fetchone()[0], "ok")
-            con.close()
+            self.check_integrity(s.db)
             s.start()
             for host, seqs in acked.items():
                 stored = {x["seq"] for x in s.get_json(f"/api/v1/hosts/{host}/reports?from=0&to={now_ms() + 10**7}")
@@ -65,12 +62,17 @@ class Crash(unittest.TestCase):
                                               io_cgroups=4)), GZ)
                     self.assertEqual(r.json(), {"duplicate": True, "seq": seqs[-1]})
             s.stop()
-            con = sqlite3.connect(s.db)
-            self.assertEqual(con.execute("PRAGMA integrity_check").fetchone()[0], "ok")
-            con.close()
+            self.check_integrity(s.db)
         finally:
             stop.set()
             s.cleanup()
+
+
+    def check_integrity(self, db):
+        # PRAGMA integrity_check is SQLite's; on PostgreSQL the database's own
+        # crash recovery is not under test, only what the server acknowledged.
+        if not is_pg(db):
+            self.assertEqual(query(db, "PRAGMA integrity_check")[0][0], "ok")
 
 
 if __name__ == "__main__":

@@ -2,11 +2,10 @@
 hours are merged by adding buckets (totals and percentiles equal the raw
 data), a report arriving after its minute was rolled up redoes that minute,
 and raw data past its retention is deleted while the rollups keep answering."""
-import sqlite3
 import time
 import unittest
 
-from harness import Server, main
+from harness import Server, main, query
 from report_factory import body, merge, now_ms, quantile, report
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -25,11 +24,7 @@ def wait_for(pred, timeout=40):
 
 
 def rollup_rows(db, level):
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT count(*) FROM rollups WHERE level = ?", (level,)).fetchone()[0]
-    finally:
-        con.close()
+    return query(db, f"SELECT count(*) FROM rollups WHERE level = {int(level)}")[0][0]
 
 
 class Rollups(unittest.TestCase):
@@ -61,9 +56,7 @@ class Rollups(unittest.TestCase):
             late = report("r1", 100, start_ms=m0 + 5000, cgroups=3, seed=100)
             self.post(s, late)
             want2 = merge(*[list(want.items())], *[x["buckets"] for x in late["runqlat"]["cpus"]])
-            con = sqlite3.connect(s.db)
-            wait_for(lambda: con.execute("SELECT count(*) FROM rollup_dirty").fetchone()[0] == 0)
-            con.close()
+            wait_for(lambda: query(s.db, "SELECT count(*) FROM rollup_dirty")[0][0] == 0)
             wait_for(lambda: dict(map(tuple, s.get_json(q)["series"][0]["buckets"])) == want2)
             fleet = s.get_json(f"/api/v1/fleet/runqlat?from={m0}&to={m0 + MIN}&step={MIN}")["groups"][0]
             self.assertEqual(fleet["series"][0]["count"], sum(want2.values()))
@@ -90,9 +83,7 @@ class Rollups(unittest.TestCase):
             doc = s.get_json(f"/api/v1/hosts/old-b/runqlat?from={h0}&to={h0 + HOUR}")
             self.assertGreaterEqual(doc["step_ms"], MIN)
             self.assertEqual(len(doc["series"]), 3)
-            con = sqlite3.connect(s.db)
-            self.assertEqual(con.execute("SELECT count(*) FROM reports").fetchone()[0], 0)
-            con.close()
+            self.assertEqual(query(s.db, "SELECT count(*) FROM reports")[0][0], 0)
 
 
 if __name__ == "__main__":
