@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <libpq-fe.h>
 
-#define PG_MAX_PARAMS 16
+#define PG_MAX_PARAMS 24
 
 /* Advisory lock key of the migrations (any constant unlikely to clash: "schedio" in ASCII). */
 #define PG_MIGRATE_LOCK 0x73636865646970LL

@@ -2,12 +2,14 @@
  * connection with every statement prepared once, used by one thread.
  *
  * A batch of reports is one transaction and the caller answers only after
- * its COMMIT. Each report is one statement that finds or creates its host
- * and inserts the report with ON CONFLICT (host_id, seq) DO NOTHING
- * RETURNING: the primary key, not this process, decides what is a
- * duplicate, so a report retried against another server is stored once.
- * Any error rolls the whole batch back (the agents retry it); PostgreSQL
- * has no cheap per-statement undo short of a savepoint round trip per report.
+ * its COMMIT. Each report is one statement (PQ_HOST_REPORT) that finds or
+ * creates its host and inserts the report with ON CONFLICT (host_id, seq)
+ * DO NOTHING RETURNING: the primary key, not this process, decides what is a
+ * duplicate, so a report retried against another server is stored once. The
+ * statements of a batch are pipelined (libpq pipeline mode), so a batch
+ * costs a few round trips, not one per report. Any error rolls the whole
+ * batch back (the agents retry it): PostgreSQL has no per-statement undo
+ * short of a savepoint per report, which would cost the pipelining.
  *
  * Several servers may ingest while one of them rolls up (try_lead), whose
  * ingest fence only covers its own writer. So a report here is also "late"
@@ -32,26 +34,34 @@
 	"first_seen_ms, last_start_ms, last_end_ms"
 
 static const char *const sql[PQ_COUNT] = {
-	/* The host's row may be inserted by this statement (seen through ins) or exist already. */
-	[PQ_HOST_REPORT] = "WITH ins AS (INSERT INTO hosts (machine_id, hostname, first_seen_ms, last_start_ms, "
-			   "last_end_ms) VALUES ($1::text, $2::text, $3::bigint, -1, -1) "
-			   "ON CONFLICT (machine_id) DO NOTHING RETURNING id), "
+	/* One statement per report, so a batch pipelines: find or create the host
+	 * (a new host's row takes the report's inventory directly: a statement
+	 * does not see rows it inserted itself), insert the report unless (host,
+	 * seq) exists, and only if it was inserted update the host's inventory
+	 * and queue a late minute ($12 = 1) for a redo. Returns the host id when
+	 * stored, no row otherwise. */
+	[PQ_HOST_REPORT] = "WITH ins AS (INSERT INTO hosts (machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, "
+			   "sched_state, sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms) "
+			   "VALUES ($1::text, $2::text, $13::text, $14::text, $15::bigint, $16::text, $17::text, $18::text, "
+			   "CASE WHEN $18::text IS NULL THEN NULL ELSE $19::text END, $20::text, $3::bigint, "
+			   "$5::bigint, $6::bigint) ON CONFLICT (machine_id) DO NOTHING RETURNING id), "
 			   "h AS (SELECT id FROM ins UNION ALL SELECT id FROM hosts WHERE machine_id = $1::text LIMIT 1), "
 			   "r AS (INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
 			   "host_hist, series, iocost) SELECT id, $4::bigint, $5::bigint, $6::bigint, $3::bigint, $7::text, "
 			   "$8::text, $9::bytea, $10::bytea, $11::bytea FROM h ON CONFLICT (host_id, seq) DO NOTHING "
-			   "RETURNING host_id) "
+			   "RETURNING host_id), "
+			   "u AS (UPDATE hosts SET hostname = $2::text, kernel = coalesce($13::text, kernel), "
+			   "arch = coalesce($14::text, arch), cpus = coalesce($15::bigint, cpus), "
+			   "l3_json = coalesce($16::text, l3_json), disks_json = coalesce($17::text, disks_json), "
+			   "sched_state = coalesce($18::text, sched_state), "
+			   "sched_ops = CASE WHEN $18::text IS NULL THEN sched_ops ELSE $19::text END, "
+			   "agent_version = coalesce($20::text, agent_version), last_start_ms = $5::bigint, "
+			   "last_end_ms = $6::bigint FROM r WHERE hosts.id = r.host_id AND last_start_ms <= $5::bigint), "
+			   "d AS (INSERT INTO rollup_dirty (host_id, t) SELECT host_id, $21::bigint FROM r WHERE $12::bigint = 1 "
+			   "ON CONFLICT DO NOTHING) "
 			   "SELECT host_id FROM r",
 	[PQ_DUP_CHECK] = "SELECT h.id, (SELECT count(*) FROM reports r WHERE r.host_id = h.id AND r.seq = $2::bigint) "
 			 "FROM hosts h WHERE h.machine_id = $1::text",
-	[PQ_HOST_UPDATE] = "UPDATE hosts SET hostname = $2::text, kernel = coalesce($3::text, kernel), "
-			   "arch = coalesce($4::text, arch), cpus = coalesce($5::bigint, cpus), "
-			   "l3_json = coalesce($6::text, l3_json), disks_json = coalesce($7::text, disks_json), "
-			   "sched_state = coalesce($8::text, sched_state), "
-			   "sched_ops = CASE WHEN $8::text IS NULL THEN sched_ops ELSE $9::text END, "
-			   "agent_version = coalesce($10::text, agent_version), last_start_ms = $11::bigint, "
-			   "last_end_ms = $12::bigint WHERE id = $1::bigint AND last_start_ms <= $11::bigint",
-	[PQ_DIRTY_INSERT] = "INSERT INTO rollup_dirty (host_id, t) VALUES ($1::bigint, $2::bigint) ON CONFLICT DO NOTHING",
 	[PQ_HOSTS_ALL] = "SELECT " HOST_COLS " FROM hosts ORDER BY hostname COLLATE \"C\", machine_id COLLATE \"C\"",
 	[PQ_HOSTS_ONE] = "SELECT " HOST_COLS " FROM hosts WHERE machine_id = $1::text",
 	[PQ_REPORTS] = "SELECT seq, start_ms, end_ms FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
@@ -85,8 +95,11 @@ static const char *const sql[PQ_COUNT] = {
 			 "AND key = $4::text",
 	[PQ_DIRTY_TAKE] = "DELETE FROM rollup_dirty WHERE (host_id, t) IN (SELECT host_id, t FROM rollup_dirty "
 			  "ORDER BY t LIMIT $1::bigint FOR UPDATE SKIP LOCKED) RETURNING host_id, t",
-	[PQ_EXPIRE_RAW] = "DELETE FROM reports WHERE ctid IN (SELECT ctid FROM reports WHERE start_ms < $1::bigint "
-			  "LIMIT $2::bigint)",
+	/* A raw row whose minute waits for a redo (a late report committed after this
+	 * round's redo) stays until that redo has read it. */
+	[PQ_EXPIRE_RAW] = "DELETE FROM reports WHERE ctid IN (SELECT ctid FROM reports r WHERE start_ms < $1::bigint "
+			  "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "
+			  "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT $2::bigint)",
 	[PQ_EXPIRE_ROLL] = "DELETE FROM rollups WHERE ctid IN (SELECT ctid FROM rollups WHERE level = $1::bigint "
 			   "AND t < $2::bigint LIMIT $3::bigint)",
 	[PQ_EXPIRE_FLEET] = "DELETE FROM fleet_rollups WHERE level = $1::bigint AND t < $2::bigint",
@@ -98,11 +111,11 @@ static const char *const sql[PQ_COUNT] = {
 };
 
 static const char *const names[PQ_COUNT] = {
-	"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11", "p12", "p13",
-	"p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25",
+	"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11",
+	"p12", "p13", "p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23",
 };
 
-_Static_assert(PQ_COUNT == 26, "one name per statement");
+_Static_assert(PQ_COUNT == 24, "one name per statement");
 
 const char *pq_name(enum pq_stmt which)
 {
@@ -142,93 +155,116 @@ static int64_t floor_minute(int64_t t)
 	return t - ((t % STORE_MINUTE_MS) + STORE_MINUTE_MS) % STORE_MINUTE_MS;
 }
 
-/* Inserts the report; *id is its host and *stored whether it is new. 0 or -1. */
-static int insert_report(struct pq_store *s, const struct report *r, int64_t now_ms, int64_t *id, bool *stored)
+static void report_params(struct pg_params *p, const struct report *r, int64_t now_ms, int64_t late_mark)
 {
-	struct pg_params p = { 0 };
-	PGresult *res;
+	int64_t minute = floor_minute(r->start_ms);
 
-	pg_p_text(&p, r->machine_id);
-	pg_p_text(&p, r->hostname);
-	pg_p_int(&p, now_ms);
-	pg_p_int(&p, (int64_t)r->seq);
-	pg_p_int(&p, r->start_ms);
-	pg_p_int(&p, r->end_ms);
-	pg_p_text(&p, r->sched_group);
-	pg_p_text(&p, r->kernel ? r->kernel : "");
-	pg_p_blob(&p, r->host_hist.p, r->host_hist.len, r->has_runqlat);
-	pg_p_blob(&p, r->series.p, r->series.len, r->has_runqlat);
-	pg_p_blob(&p, r->iocost.p, r->iocost.len, r->has_iocost);
-	for (int attempt = 0; attempt < 2; attempt++) {
-		res = pg_run(s->c, names[PQ_HOST_REPORT], &p);
-		if (!res)
-			return -1;
-		if (PQntuples(res) == 1) {
-			*id = pg_int(res, 0, 0);
-			*stored = true;
-			PQclear(res);
-			return 0;
-		}
-		PQclear(res);
-		/* No row: a duplicate, or a host another server created after this statement's snapshot. */
-		struct pg_params q = { 0 };
-
-		pg_p_text(&q, r->machine_id);
-		pg_p_int(&q, (int64_t)r->seq);
-		res = pg_run(s->c, names[PQ_DUP_CHECK], &q);
-		if (!res)
-			return -1;
-		if (PQntuples(res) == 1 && pg_int(res, 0, 1) > 0) {
-			*id = pg_int(res, 0, 0);
-			*stored = false;
-			PQclear(res);
-			return 0;
-		}
-		PQclear(res);
-	}
-	return -1;
+	pg_p_text(p, r->machine_id);
+	pg_p_text(p, r->hostname);
+	pg_p_int(p, now_ms);
+	pg_p_int(p, (int64_t)r->seq);
+	pg_p_int(p, r->start_ms);
+	pg_p_int(p, r->end_ms);
+	pg_p_text(p, r->sched_group);
+	pg_p_text(p, r->kernel ? r->kernel : "");
+	pg_p_blob(p, r->host_hist.p, r->host_hist.len, r->has_runqlat);
+	pg_p_blob(p, r->series.p, r->series.len, r->has_runqlat);
+	pg_p_blob(p, r->iocost.p, r->iocost.len, r->has_iocost);
+	pg_p_int(p, minute < late_mark);
+	pg_p_text(p, r->kernel);
+	pg_p_text(p, r->arch);
+	if (r->cpus)
+		pg_p_int(p, r->cpus);
+	else
+		pg_p_text(p, NULL);
+	pg_p_text(p, r->l3_json);
+	pg_p_text(p, r->disks_json);
+	pg_p_text(p, r->sched_state);
+	pg_p_text(p, r->sched_ops);
+	pg_p_text(p, r->agent_version);
+	pg_p_int(p, minute);
 }
 
-static int put_one(struct pq_store *s, const struct report *r, int64_t now_ms, int64_t late_mark, int *result)
+/* A report whose statement returned no row: a duplicate, or its host was
+ * created by another server after the statement's snapshot (then running it
+ * again stores it). Sets *result; 0 or -1. */
+static int settle(struct pq_store *s, const struct report *r, int64_t now_ms, int64_t late_mark, int *result)
 {
-	struct pg_params p = { 0 };
-	int64_t id, minute = floor_minute(r->start_ms);
-	bool stored;
+	struct pg_params p = { 0 }, q = { 0 };
+	PGresult *res;
+	bool dup;
 
-	if (insert_report(s, r, now_ms, &id, &stored))
+	pg_p_text(&q, r->machine_id);
+	pg_p_int(&q, (int64_t)r->seq);
+	res = pg_run(s->c, names[PQ_DUP_CHECK], &q);
+	if (!res)
 		return -1;
-	if (!stored) {
+	dup = PQntuples(res) == 1 && pg_int(res, 0, 1) > 0;
+	PQclear(res);
+	if (dup) {
 		*result = STORE_DUPLICATE;
 		return 0;
 	}
-	pg_p_int(&p, id);
-	pg_p_text(&p, r->hostname);
-	pg_p_text(&p, r->kernel);
-	pg_p_text(&p, r->arch);
-	if (r->cpus)
-		pg_p_int(&p, r->cpus);
-	else
-		pg_p_text(&p, NULL);
-	pg_p_text(&p, r->l3_json);
-	pg_p_text(&p, r->disks_json);
-	pg_p_text(&p, r->sched_state);
-	pg_p_text(&p, r->sched_ops);
-	pg_p_text(&p, r->agent_version);
-	pg_p_int(&p, r->start_ms);
-	pg_p_int(&p, r->end_ms);
-	if (run_cmd(s, PQ_HOST_UPDATE, &p) < 0)
+	report_params(&p, r, now_ms, late_mark);
+	res = pg_run(s->c, names[PQ_HOST_REPORT], &p);
+	if (!res || PQntuples(res) != 1) {
+		PQclear(res);
 		return -1;
-	if (minute < late_mark) {
-		struct pg_params d = { 0 };
-
-		pg_p_int(&d, id);
-		pg_p_int(&d, minute);
-		if (run_cmd(s, PQ_DIRTY_INSERT, &d) < 0)
-			return -1;
 	}
+	PQclear(res);
 	*result = STORE_STORED;
 	return 0;
 }
+
+/* Sends reports [from, to) as one pipeline and reads their results: STORED
+ * for a returned row, DUPLICATE (provisionally) for none. 0, or -1 when any
+ * statement failed (the transaction is then aborted). */
+static int pipeline_chunk(struct pq_store *s, struct report *const *reps, size_t from, size_t to, int *results,
+			  int64_t now_ms, int64_t late_mark)
+{
+	PGresult *res;
+	int rc = 0;
+
+	if (PQenterPipelineMode(s->c) != 1)
+		return -1;
+	for (size_t i = from; i < to; i++) {
+		struct pg_params p = { 0 };
+
+		report_params(&p, reps[i], now_ms, late_mark);
+		if (PQsendQueryPrepared(s->c, names[PQ_HOST_REPORT], p.n, p.v, p.len, p.fmt, 1) != 1) {
+			rc = -1;
+			to = i;
+			break;
+		}
+	}
+	if (PQpipelineSync(s->c) != 1)
+		rc = -1;
+	for (size_t i = from; i < to; i++) {
+		res = PQgetResult(s->c);
+		if (PQresultStatus(res) == PGRES_TUPLES_OK)
+			results[i] = PQntuples(res) == 1 ? STORE_STORED : STORE_DUPLICATE;
+		else
+			rc = -1;
+		PQclear(res);
+		/* Each statement's results end with a NULL. */
+		while ((res = PQgetResult(s->c)))
+			PQclear(res);
+	}
+	/* Up to the sync marker, which ends this pipeline. */
+	while ((res = PQgetResult(s->c))) {
+		bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+
+		PQclear(res);
+		if (sync)
+			break;
+	}
+	if (PQexitPipelineMode(s->c) != 1)
+		rc = -1;
+	return rc;
+}
+
+/* Reports per pipeline: bounds what sits unread in the socket buffers both ways. */
+#define PIPELINE_CHUNK 128
 
 static int pq_put_reports(struct store *base, struct report *const *reps, size_t n, int *results, int64_t now_ms,
 			  int64_t minute_mark)
@@ -242,8 +278,12 @@ static int pq_put_reports(struct store *base, struct report *const *reps, size_t
 		results[i] = STORE_FAILED;
 	if (pq_ready(s) < 0 || pg_exec(s->c, "BEGIN") < 0)
 		return -1;
+	for (size_t i = 0; i < n; i += PIPELINE_CHUNK)
+		if (pipeline_chunk(s, reps, i, i + PIPELINE_CHUNK < n ? i + PIPELINE_CHUNK : n, results, now_ms,
+				   late_mark))
+			goto fail;
 	for (size_t i = 0; i < n; i++)
-		if (put_one(s, reps[i], now_ms, late_mark, &results[i]))
+		if (results[i] == STORE_DUPLICATE && settle(s, reps[i], now_ms, late_mark, &results[i]))
 			goto fail;
 	if (pg_exec(s->c, "COMMIT") < 0)
 		goto fail;

@@ -24,9 +24,11 @@ JOB_LOCKS = (0x73636865646970 + 1, 0x73636865646970 + 2)  # pg_conn.h PG_MIGRATE
 
 
 def lock_holders(db, key):
-    """Backends holding the session advisory lock key (a bigint split into classid/objid)."""
+    """Backends holding the session advisory lock key (a bigint split into classid/objid) in this
+    database (advisory locks are per database: other tests' databases hold their own)."""
     hi, lo = key >> 32, key & 0xFFFFFFFF
     return query(db, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                     "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
                      f"AND classid = {hi} AND objid = {lo} AND objsubid = 1")[0][0]
 
 
