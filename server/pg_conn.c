@@ -28,8 +28,12 @@ PGconn *pg_connect(const char *conninfo, char *err, size_t errlen)
 		size_t n;
 
 		snprintf(err, errlen, "cannot connect to PostgreSQL: %s", m);
+		/* libpq's message spans lines; the server's start-up errors are one line. */
+		for (char *p = err; *p; p++)
+			if (*p == '\n' || *p == '\t')
+				*p = ' ';
 		n = strlen(err);
-		while (n && (err[n - 1] == '\n' || err[n - 1] == ' '))
+		while (n && err[n - 1] == ' ')
 			err[--n] = '\0';
 		PQfinish(c);
 		return NULL;

@@ -88,6 +88,17 @@ class ServerBasics(unittest.TestCase):
         self.assertEqual(query(db, tables), before)
         self.assertEqual(query(db, "SELECT version FROM schema_version"), [(999999,)])
 
+    def test_unreachable_postgresql_is_one_clear_line(self):
+        # Port 1 on loopback: nothing listens there, so libpq's connect is refused at once.
+        for db in ("postgresql://schedio@127.0.0.1:1/schedio", "host=127.0.0.1 port=1 dbname=schedio"):
+            r = run([binary("schedio-server"), "--listen", "127.0.0.1:0", "--db", db])
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("cannot connect to PostgreSQL", r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            r = run([binary("schedio-server"), "token", "list", "--db", db])
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("cannot connect to PostgreSQL", r.stderr)
+
     def test_port_in_use_is_one_clear_line(self):
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
