@@ -163,6 +163,9 @@ static PGresult *query1(struct pg_ssd *s, int which, const char *arg)
 	pg_p_text(&p, arg);
 	pthread_mutex_lock(&s->lock);
 	r = pg_revive(s->c, names, sql, S_COUNT) < 0 ? NULL : pg_run(s->c, names[which], &p);
+	/* Reads are idempotent: one more try on a connection dropped while idle. */
+	if (!r && PQstatus(s->c) != CONNECTION_OK && pg_revive(s->c, names, sql, S_COUNT) >= 0)
+		r = pg_run(s->c, names[which], &p);
 	pthread_mutex_unlock(&s->lock);
 	return r;
 }

@@ -276,7 +276,8 @@ static int pq_put_reports(struct store *base, struct report *const *reps, size_t
 		late_mark = minute_mark;
 	for (size_t i = 0; i < n; i++)
 		results[i] = STORE_FAILED;
-	if (pq_ready(s) < 0 || pg_exec(s->c, "BEGIN") < 0)
+	/* A connection dropped while idle shows at its first command: reconnect once and go on. */
+	if (pq_ready(s) < 0 || (pg_exec(s->c, "BEGIN") < 0 && (pq_ready(s) < 0 || pg_exec(s->c, "BEGIN") < 0)))
 		return -1;
 	for (size_t i = 0; i < n; i += PIPELINE_CHUNK)
 		if (pipeline_chunk(s, reps, i, i + PIPELINE_CHUNK < n ? i + PIPELINE_CHUNK : n, results, now_ms,

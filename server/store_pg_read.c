@@ -8,7 +8,12 @@ static PGresult *query(struct store *base, enum pq_stmt which, const struct pg_p
 {
 	struct pq_store *s = (struct pq_store *)base;
 
-	return pq_ready(s) < 0 ? NULL : pg_run(s->c, pq_name(which), p);
+	PGresult *r = pq_ready(s) < 0 ? NULL : pg_run(s->c, pq_name(which), p);
+
+	/* Reads are idempotent: one more try on a connection dropped while idle. */
+	if (!r && PQstatus(s->c) != CONNECTION_OK && pq_ready(s) == 0)
+		r = pg_run(s->c, pq_name(which), p);
+	return r;
 }
 
 int pq_hosts(struct store *base, const char *machine_id, store_host_fn fn, void *arg)

@@ -39,6 +39,9 @@ static PGresult *run(struct pg_tokens *t, int i, const struct pg_params *p)
 
 	pthread_mutex_lock(&t->lock);
 	r = pg_revive(t->c, names, sql, 4) < 0 ? NULL : pg_run(t->c, names[i], p);
+	/* Once more on a connection dropped while idle (a check or a name-unique insert: safe to repeat). */
+	if (!r && PQstatus(t->c) != CONNECTION_OK && pg_revive(t->c, names, sql, 4) >= 0)
+		r = pg_run(t->c, names[i], p);
 	pthread_mutex_unlock(&t->lock);
 	return r;
 }
