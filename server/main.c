@@ -387,6 +387,9 @@ static int serve(int argc, char **argv)
 	/* No new connections; reports in flight are committed and answered
 	 * before the HTTP threads stop (suspended connections must be resumed first). */
 	MHD_quiesce_daemon(srv.mhd);
+	/* The rollup worker fences the ingest writer: it stops first. */
+	rollup_free(srv.rollup);
+	srv.rollup = NULL;
 	ingest_stop(srv.ingest);
 	srv.ingest = NULL;
 	http_stop(&srv);
@@ -395,8 +398,8 @@ out:
 	if (srv.ssd_store)
 		srv.ssd_store->ops->close(srv.ssd_store);
 	ssd_ratelimit_free(srv.ssd_ratelimit);
-	ingest_stop(srv.ingest);
 	rollup_free(srv.rollup);
+	ingest_stop(srv.ingest);
 	checkpointer_stop(srv.checkpointer);
 	store_pool_close(srv.readers);
 	if (srv.tokens)
