@@ -12,6 +12,7 @@
 
 static const struct command commands[] = {
 	{ "health", "check that a schedio server answers", cmd_health },
+	{ "scx", "load a sched_ext scheduler (fifo, llc) and watch it", cmd_scx },
 };
 
 static void usage(void)

@@ -1,0 +1,68 @@
+# scx_sched.sh - guest side of test_scx_sched.sh on sid's kernel: each
+# built-in scheduler loads, shows up as state enabled with its ops name, runs
+# a wakeup-heavy workload, and leaves state disabled when the loader gets
+# SIGINT; then the broken scheduler is ejected by the watchdog and the machine
+# still answers. Env: PP_ROUNDS (round trips per pair).
+failed=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; failed=1; }
+state() { cat /sys/kernel/sched_ext/state; }
+ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null; }
+# Waits up to $2 tenths of a second for state $1.
+wait_state() {
+	i=0
+	while [ "$(state)" != "$1" ] && [ $i -lt "$2" ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(state)" = "$1" ]
+}
+
+[ "$(state)" = disabled ] && ok "sched_ext starts disabled" || fail "sched_ext starts '$(state)'"
+
+for s in fifo llc; do
+	echo "== scx_$s"
+	extra=
+	[ $s = llc ] && extra="--domains 0/1 --steal after:500"
+	schedio scx run $s --interval 1 $extra >"scx_$s.log" 2>&1 &
+	pid=$!
+	if wait_state enabled 300; then
+		ok "scx_$s: state enabled"
+	else
+		fail "scx_$s: state '$(state)' after 30 s"; cat "scx_$s.log"; kill -INT $pid; wait $pid; continue
+	fi
+	[ "$(ops)" = "scx_$s" ] && ok "scx_$s: root/ops reads '$(ops)'" || fail "scx_$s: root/ops reads '$(ops)'"
+	if pingpong "${PP_ROUNDS:-2000}" 2 >"pp_$s.txt"; then
+		ok "scx_$s: workload completed: $(cat "pp_$s.txt")"
+	else
+		fail "scx_$s: workload failed"
+	fi
+	[ "$(state)" = enabled ] && [ "$(ops)" = "scx_$s" ] && ok "scx_$s: still loaded after the workload" ||
+		fail "scx_$s: state '$(state)' ops '$(ops)' after the workload"
+	sleep 1
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	cat "scx_$s.log"
+	[ $rc -eq 0 ] && ok "scx_$s: loader exited 0 on SIGINT" || fail "scx_$s: loader exited $rc"
+	grep -q "scx_$s detached.*unregistered" "scx_$s.log" && ok "scx_$s: exit reason reported" ||
+		fail "scx_$s: no exit reason in the log"
+	grep -q "dispatched [1-9]" "scx_$s.log" && ok "scx_$s: counters moved" || fail "scx_$s: no dispatches counted"
+	[ "$(state)" = disabled ] && ok "scx_$s: state disabled after the loader exited" ||
+		fail "scx_$s: state '$(state)' after the loader exited"
+done
+
+echo "== scx_broken (watchdog ${BROKEN_TIMEOUT_MS:-2000} ms)"
+schedio scx run --object scx_broken.bpf.o --timeout-ms "${BROKEN_TIMEOUT_MS:-2000}" >broken.log 2>&1
+rc=$?
+cat broken.log
+[ $rc -eq 3 ] && ok "loader exited 3: the kernel ejected scx_broken" || fail "loader exited $rc, want 3"
+grep -q "ejected by the kernel.*stall" broken.log && ok "the kernel's exit reason (stall) was reported" ||
+	fail "no stall reason in the loader's output"
+secs=$(sed -n 's/.*ejected by the kernel after \([0-9.]*\) s.*/\1/p' broken.log)
+echo "BROKEN_EJECTED_AFTER_S=${secs:-none}"
+wait_state disabled 50 && ok "state disabled after the ejection" || fail "state '$(state)' after the ejection"
+if pingpong 200 1 >pp_after.txt; then
+	ok "the machine still answers: $(cat pp_after.txt)"
+else
+	fail "workload after the ejection failed"
+fi
+cp ./*.log ./*.txt "$VM_OUT/" 2>/dev/null
+exit $failed
