@@ -1,7 +1,9 @@
-/* main.c - schedio-agent's command line and its interval loop. With --once
- * it collects one interval and prints or sends the report; otherwise it
- * reports every --interval seconds until SIGINT/SIGTERM, closing every
- * collector (and so detaching every BPF program) on the way out.
+/* main.c - schedio-agent's command line. The configuration is built in
+ * layers: defaults, then agent.conf, then flags (every key is also a flag),
+ * and the same function rebuilds it on SIGHUP, so a reload means exactly
+ * what a restart would. --once collects one interval and prints or sends it
+ * directly; otherwise the daemon loop (daemon.c) runs until SIGTERM/SIGINT,
+ * closing every collector (and so detaching every BPF program) on the way out.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -13,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agent/collector.h"
+#include "agent/config.h"
+#include "agent/daemon.h"
 #include "agent/push.h"
 #include "agent/report.h"
 #include "agent/seq.h"
@@ -24,17 +29,28 @@
 
 static const char *prog = "schedio-agent";
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t hup_signal;
+
+#define MAX_FLAG_KEYS 32
 
 struct agent_args {
-	struct agent_options opt;
+	const char *config_path;
+	bool config_explicit;
+	bool check_config;
 	bool once;
 	bool to_stdout;
 	bool pretty;
+	bool server_flag;
 	uint64_t duration_s;
-	uint64_t interval_s;
-	const char *server;
-	const char *token;
-	const char *state_dir;
+	/* key = value pairs from flags, applied over the file at start and at every reload */
+	const char *keys[MAX_FLAG_KEYS];
+	const char *values[MAX_FLAG_KEYS];
+	int nkeys;
+};
+
+static struct agent_args args = {
+	.config_path = CONFIG_DEFAULT_PATH,
+	.duration_s = 10,
 };
 
 static void usage(void)
@@ -42,82 +58,119 @@ static void usage(void)
 	printf("Usage: %s [OPTION]...\n"
 	       "\n"
 	       "Measures runqueue latency and IO cost vs weight on this host and reports them to a schedio server.\n"
+	       "Runs as a daemon: a report every interval goes to an on-disk spool first and leaves it only once\n"
+	       "the server has stored it.\n"
 	       "\n"
+	       "  --config FILE          configuration (default " CONFIG_DEFAULT_PATH ", optional when absent)\n"
+	       "  --check-config         validate the configuration, print it and exit\n"
 	       "  --once                 collect one interval, report it, exit\n"
 	       "  --duration SECONDS     length of the --once interval (default 10)\n"
 	       "  --stdout               print reports as JSON instead of sending them\n"
 	       "  --pretty               indent printed JSON\n"
-	       "  --server URL           server to send reports to (e.g. http://127.0.0.1:8080)\n"
+	       "Every configuration key is also a flag (flags win over the file):\n"
+	       "  --server URL           server to send reports to (e.g. https://schedio.example:8443)\n"
 	       "  --token TOKEN          bearer token for the server\n"
+	       "  --token-file FILE      file holding the token (better than --token: not in ps)\n"
 	       "  --interval SECONDS     reporting interval (default 10)\n"
-	       "  --state-dir DIR        where seq is kept across restarts\n"
+	       "  --state-dir DIR        where seq is kept (default " CONFIG_DEFAULT_STATE_DIR ")\n"
+	       "  --spool-dir DIR        unsent reports (default STATE_DIR/spool)\n"
+	       "  --spool-max-bytes N    spool cap, K/M/G suffixes allowed (default 64M); oldest dropped first\n"
 	       "  --cgroup-depth N       deeper cgroups count in their ancestor at depth N (default 2)\n"
+	       "  --ca-file FILE         PEM CA certificates to verify an https server with\n"
+	       "  --backoff-max SECONDS  longest wait between delivery retries (default 60)\n"
 	       "  -v, --verbose          log debug lines\n"
 	       "  -h, --help             show this help and exit\n"
-	       "  -V, --version          show the version and exit\n",
+	       "  -V, --version          show the version and exit\n"
+	       "Signals: SIGTERM/SIGINT spool the interval in progress and exit; SIGHUP reloads the configuration.\n",
 	       prog);
 }
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	if (sig == SIGHUP)
+		hup_signal = 1;
+	else
+		stop_signal = sig;
 }
 
-static void parse_args(struct agent_args *a, int argc, char **argv)
+static void add_key(const char *key, const char *value)
 {
-	enum { O_ONCE = 256, O_DURATION, O_STDOUT, O_PRETTY, O_SERVER, O_TOKEN, O_INTERVAL, O_STATE, O_DEPTH };
+	char err[512], flag[32];
+	struct agent_config probe;
+
+	/* Checked now so a bad flag is a usage error (exit 2), not a start-up failure. */
+	config_defaults(&probe);
+	snprintf(flag, sizeof(flag), "%s", key);
+	for (char *p = flag; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	if (config_set(&probe, key, value, err, sizeof(err)) < 0)
+		cli_usage_error(prog, "--%s: %s", flag, err);
+	if (args.nkeys == MAX_FLAG_KEYS)
+		cli_usage_error(prog, "too many options");
+	args.keys[args.nkeys] = key;
+	args.values[args.nkeys] = value;
+	args.nkeys++;
+}
+
+static void parse_args(int argc, char **argv)
+{
+	enum { O_CONFIG = 256, O_CHECK, O_ONCE, O_DURATION, O_STDOUT, O_PRETTY, O_KEY };
+	/* Flags that set a configuration key carry O_KEY + the index into key_names. */
+	static const char *const key_names[] = { "server", "token", "token_file", "interval", "state_dir",
+						 "spool_dir", "spool_max_bytes", "cgroup_depth", "ca_file",
+						 "backoff_max" };
 	static const struct option opts[] = {
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "check-config", no_argument, NULL, O_CHECK },
 		{ "once", no_argument, NULL, O_ONCE },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "stdout", no_argument, NULL, O_STDOUT },
 		{ "pretty", no_argument, NULL, O_PRETTY },
-		{ "server", required_argument, NULL, O_SERVER },
-		{ "token", required_argument, NULL, O_TOKEN },
-		{ "interval", required_argument, NULL, O_INTERVAL },
-		{ "state-dir", required_argument, NULL, O_STATE },
-		{ "cgroup-depth", required_argument, NULL, O_DEPTH },
+		{ "server", required_argument, NULL, O_KEY + 0 },
+		{ "token", required_argument, NULL, O_KEY + 1 },
+		{ "token-file", required_argument, NULL, O_KEY + 2 },
+		{ "interval", required_argument, NULL, O_KEY + 3 },
+		{ "state-dir", required_argument, NULL, O_KEY + 4 },
+		{ "spool-dir", required_argument, NULL, O_KEY + 5 },
+		{ "spool-max-bytes", required_argument, NULL, O_KEY + 6 },
+		{ "cgroup-depth", required_argument, NULL, O_KEY + 7 },
+		{ "ca-file", required_argument, NULL, O_KEY + 8 },
+		{ "backoff-max", required_argument, NULL, O_KEY + 9 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	uint64_t v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
+		if (c >= O_KEY && c < O_KEY + (int)(sizeof(key_names) / sizeof(key_names[0]))) {
+			add_key(key_names[c - O_KEY], optarg);
+			if (c == O_KEY)
+				args.server_flag = true;
+			continue;
+		}
 		switch (c) {
+		case O_CONFIG:
+			args.config_path = optarg;
+			args.config_explicit = true;
+			break;
+		case O_CHECK:
+			args.check_config = true;
+			break;
 		case O_ONCE:
-			a->once = true;
+			args.once = true;
 			break;
 		case O_DURATION:
-			if (cli_parse_u64(optarg, 1, 86400, &a->duration_s))
+			if (cli_parse_u64(optarg, 1, 86400, &args.duration_s))
 				cli_usage_error(prog, "--duration wants seconds 1..86400, not '%s'", optarg);
 			break;
 		case O_STDOUT:
-			a->to_stdout = true;
+			args.to_stdout = true;
 			break;
 		case O_PRETTY:
-			a->pretty = true;
-			break;
-		case O_SERVER:
-			if (strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8))
-				cli_usage_error(prog, "--server wants an http:// or https:// URL, not '%s'", optarg);
-			a->server = optarg;
-			break;
-		case O_TOKEN:
-			a->token = optarg;
-			break;
-		case O_INTERVAL:
-			if (cli_parse_u64(optarg, 1, 3600, &a->interval_s))
-				cli_usage_error(prog, "--interval wants seconds 1..3600, not '%s'", optarg);
-			break;
-		case O_STATE:
-			a->state_dir = optarg;
-			break;
-		case O_DEPTH:
-			if (cli_parse_u64(optarg, 0, 16, &v))
-				cli_usage_error(prog, "--cgroup-depth wants 0..16, not '%s'", optarg);
-			a->opt.cgroup_depth = (unsigned)v;
+			args.pretty = true;
 			break;
 		case 'v':
 			log_init(prog, LOG_DEBUG);
@@ -134,110 +187,162 @@ static void parse_args(struct agent_args *a, int argc, char **argv)
 	}
 	if (optind < argc)
 		cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
-	if (!a->to_stdout && !a->server)
-		cli_usage_error(prog, "say where reports go: --server URL or --stdout");
-	if (!a->once && a->to_stdout && a->server)
+	if (!args.once && args.to_stdout && args.server_flag)
 		cli_usage_error(prog, "--stdout and --server exclude each other");
 }
 
-/* Sleeps until deadline_ms or a stop signal; returns false if stopped early. */
-static bool sleep_until(uint64_t deadline_ms)
+/* Defaults, then the file, then the flags: the whole configuration before validation. */
+static int build_config(struct agent_config *cfg, bool *state_dir_set, char *err, size_t errlen)
+{
+	int rc;
+
+	config_defaults(cfg);
+	rc = config_load_file(cfg, args.config_path, args.config_explicit, err, errlen);
+	if (rc < 0)
+		return -1;
+	/* The default state folder is only assumed by the daemon; --once keeps seq in memory unless told. */
+	*state_dir_set = rc == 0 && strcmp(cfg->state_dir, CONFIG_DEFAULT_STATE_DIR) != 0;
+	for (int i = 0; i < args.nkeys; i++) {
+		if (config_set(cfg, args.keys[i], args.values[i], err, errlen) < 0)
+			return -1;
+		if (strcmp(args.keys[i], "state_dir") == 0)
+			*state_dir_set = true;
+	}
+	return 0;
+}
+
+static int reload_config(struct agent_config *cfg, char *err, size_t errlen)
+{
+	bool state_dir_set;
+
+	if (build_config(cfg, &state_dir_set, err, errlen) < 0)
+		return -1;
+	return config_finish(cfg, err, errlen);
+}
+
+/* Sleeps until deadline_ms or a stop signal. */
+static void sleep_until(uint64_t deadline_ms)
 {
 	while (!stop_signal) {
 		uint64_t now = report_now_ms();
 
 		if (now >= deadline_ms)
-			return true;
+			return;
 		poll(NULL, 0, (int)(deadline_ms - now > 1000 ? 1000 : deadline_ms - now));
 	}
-	return false;
 }
 
-static int emit(const struct agent_args *a, struct push *push, cJSON *rep)
+/* --once, or --stdout without --once: reports printed or sent straight, no spool (a --once run has
+ * no later run to retry it; printed reports cannot fail to arrive). */
+static int run_direct(const struct agent_config *cfg, const char *state_dir, void **states)
 {
-	char *text = a->pretty ? cJSON_Print(rep) : cJSON_PrintUnformatted(rep);
-	char err[512];
-	long status;
-	int rc = 0;
+	uint64_t period = (args.once ? args.duration_s : cfg->interval_s) * 1000;
+	uint64_t seq_mem = 0, seq, start_ms = report_now_ms(), end_ms;
+	struct push *push = NULL;
+	char err[1024];
+	int rc = 1, e;
 
-	if (!text)
-		return -ENOMEM;
-	if (a->to_stdout) {
-		if (printf("%s\n", text) < 0 || fflush(stdout) != 0)
-			rc = -EIO;
-	} else {
-		status = push_report(push, text, strlen(text), err, sizeof(err));
-		if (status < 0)
-			log_warn("report not delivered: %s", err);
-		else if (status < 200 || status > 299)
-			log_warn("report not accepted: server answered %ld", status);
-		rc = status >= 200 && status <= 299 ? 0 : -EAGAIN;
+	if (!args.to_stdout) {
+		push = push_new(cfg->server, cfg->token, cfg->ca_file[0] ? cfg->ca_file : NULL, &stop_signal);
+		if (!push) {
+			log_error("cannot set up HTTP delivery");
+			return 1;
+		}
 	}
-	free(text);
+	do {
+		char *text;
+		cJSON *rep;
+		long status;
+
+		sleep_until(start_ms + period);
+		if (stop_signal && args.once)
+			goto out; /* an interrupted --once interval is not a full interval */
+		end_ms = report_now_ms();
+		e = seq_next(state_dir, &seq_mem, &seq);
+		if (e) {
+			log_error("cannot persist seq in %s: %s", state_dir, strerror(-e));
+			goto out;
+		}
+		rep = report_build(states, seq, start_ms, end_ms);
+		text = rep ? (args.pretty ? cJSON_Print(rep) : cJSON_PrintUnformatted(rep)) : NULL;
+		cJSON_Delete(rep);
+		if (!text) {
+			log_error("out of memory building a report");
+			goto out;
+		}
+		if (args.to_stdout) {
+			e = printf("%s\n", text) < 0 || fflush(stdout) != 0;
+			if (e && args.once) {
+				free(text);
+				goto out;
+			}
+		} else if (push_report(push, text, strlen(text), &status, err, sizeof(err)) != PUSH_OK) {
+			log_warn("report not delivered: %s", err);
+		}
+		free(text);
+		start_ms = end_ms;
+	} while (!args.once && !stop_signal);
+	rc = 0;
+out:
+	push_free(push);
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
-	struct agent_args a = {
-		.opt = { .cgroup_depth = 2 },
-		.duration_s = 10,
-		.interval_s = 10,
-	};
+	struct agent_config cfg;
+	struct agent_options opt;
+	struct sigaction sa = { .sa_handler = on_signal };
 	void *states[16] = { 0 };
-	struct push *push = NULL;
-	uint64_t seq_mem = 0, start_ms;
-	int rc = 1, err;
+	bool state_dir_set = false;
+	char err[1024];
+	int rc = 1, e;
 
 	log_init(prog, LOG_INFO);
-	parse_args(&a, argc, argv);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	parse_args(argc, argv);
+	if (build_config(&cfg, &state_dir_set, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 1;
+	}
+	if (!args.to_stdout && !cfg.server[0])
+		cli_usage_error(prog, "say where reports go: --server URL (or server = URL in %s) or --stdout",
+				args.config_path);
+	if (args.check_config || (!args.once && !args.to_stdout)) {
+		if (config_finish(&cfg, err, sizeof(err)) < 0) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			return 1;
+		}
+		state_dir_set = true;
+	} else if (cfg.token_file[0] && config_finish(&cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 1;
+	}
+	if (args.check_config) {
+		printf("# effective configuration (%s%s, then flags)\n", args.config_path,
+		       access(args.config_path, F_OK) == 0 ? "" : ": absent");
+		config_print(&cfg, stdout);
+		return 0;
+	}
+	/* No SA_RESTART: a signal must cut a sleep short so SIGTERM exits within 2 s. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (a.state_dir && (err = fs_mkdir_p(a.state_dir)) < 0) {
-		fprintf(stderr, "%s: cannot create state folder %s: %s\n", prog, a.state_dir, strerror(-err));
+	if (state_dir_set && (e = fs_mkdir_p(cfg.state_dir)) < 0) {
+		fprintf(stderr, "%s: cannot create state folder %s: %s\n", prog, cfg.state_dir, strerror(-e));
 		return 1;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (a.server) {
-		push = push_new(a.server, a.token);
-		if (!push) {
-			fprintf(stderr, "%s: cannot set up HTTP delivery\n", prog);
-			goto out;
-		}
-	}
-	if (report_open_collectors(&a.opt, states) < 0)
+	opt.cgroup_depth = cfg.cgroup_depth;
+	if (report_open_collectors(&opt, states) < 0)
 		goto out;
-	start_ms = report_now_ms();
-	do {
-		uint64_t period = (a.once ? a.duration_s : a.interval_s) * 1000, end_ms, seq;
-		cJSON *rep;
-
-		sleep_until(start_ms + period);
-		if (stop_signal && a.once)
-			break; /* an interrupted --once interval is not a full interval */
-		end_ms = report_now_ms();
-		err = seq_next(a.state_dir, &seq_mem, &seq);
-		if (err) {
-			log_error("cannot persist seq in %s: %s", a.state_dir, strerror(-err));
-			goto out_close;
-		}
-		rep = report_build(states, seq, start_ms, end_ms);
-		if (!rep) {
-			log_error("out of memory building a report");
-			goto out_close;
-		}
-		err = emit(&a, push, rep);
-		cJSON_Delete(rep);
-		if (err && a.once && a.to_stdout)
-			goto out_close;
-		start_ms = end_ms;
-	} while (!a.once && !stop_signal);
-	rc = stop_signal && a.once ? 1 : 0;
-out_close:
+	if (args.once || args.to_stdout)
+		rc = run_direct(&cfg, state_dir_set ? cfg.state_dir : NULL, states);
+	else
+		rc = daemon_run(&cfg, reload_config, states, &stop_signal, &hup_signal);
 	report_close_collectors(states);
 out:
-	push_free(push);
 	curl_global_cleanup();
 	return rc;
 }

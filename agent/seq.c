@@ -4,6 +4,7 @@
  */
 #include "agent/seq.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,6 +12,24 @@
 #include <string.h>
 
 #include "common/fsutil.h"
+
+int seq_load(const char *state_dir, uint64_t *mem)
+{
+	char path[PATH_MAX], buf[32];
+	ssize_t n;
+	uint64_t v;
+
+	snprintf(path, sizeof(path), "%s/seq", state_dir);
+	n = fs_read_trimmed(path, buf, sizeof(buf));
+	if (n == -ENOENT)
+		return 0;
+	if (n < 0)
+		return (int)n;
+	v = strtoull(buf, NULL, 10);
+	if (v > *mem)
+		*mem = v;
+	return 0;
+}
 
 int seq_next(const char *state_dir, uint64_t *mem, uint64_t *out)
 {

@@ -8,4 +8,7 @@
  * counting from *mem); returns 0 or -errno with nothing reserved. */
 int seq_next(const char *state_dir, uint64_t *mem, uint64_t *out);
 
+/* Reads the persisted seq under state_dir into *mem if it is higher; 0, or -errno other than ENOENT. */
+int seq_load(const char *state_dir, uint64_t *mem);
+
 #endif /* SCHEDIO_AGENT_SEQ_H */

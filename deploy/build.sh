@@ -6,6 +6,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-build}
 shift || true
 case "$dir" in /*) ;; *) dir="$top/$dir" ;; esac
-cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.configure.log" 2>&1 ||
-	{ cat "$dir.configure.log" >&2; exit 1; }
+mkdir -p "$dir"
+cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir/configure.log" 2>&1 ||
+	{ cat "$dir/configure.log" >&2; exit 1; }
 cmake --build "$dir" -j "$(nproc)"

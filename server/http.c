@@ -115,19 +115,34 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 int http_start(struct server *srv)
 {
 	unsigned threads = srv->opt.threads;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert_pem },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key_pem },
+		{ MHD_OPTION_END, 0, NULL },
+	};
 
 	if (threads == 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		threads = n > 0 ? (unsigned)n : 1;
 	}
+	if (srv->tls_cert_pem) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			fprintf(stderr, "schedio-server: this libmicrohttpd has no TLS support\n");
+			return -1;
+		}
+		flags |= MHD_USE_TLS;
+	} else {
+		tls[0].option = MHD_OPTION_END; /* plain HTTP: no TLS options */
+	}
 	srv->mhd = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0,
-		NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET, srv->listen_fd, MHD_OPTION_THREAD_POOL_SIZE,
+		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_ARRAY, tls, MHD_OPTION_LISTEN_SOCKET, srv->listen_fd, MHD_OPTION_THREAD_POOL_SIZE,
 		threads, MHD_OPTION_CONNECTION_LIMIT, srv->opt.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
 		srv->opt.conn_timeout_s, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, MHD_OPTION_NOTIFY_COMPLETED,
 		on_completed, srv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, MHD_OPTION_END);
 	if (!srv->mhd) {
-		fprintf(stderr, "schedio-server: cannot start the HTTP server\n");
+		fprintf(stderr, "schedio-server: cannot start the HTTP server%s\n",
+			srv->tls_cert_pem ? " (is --tls-key the key of --tls-cert?)" : "");
 		return -1;
 	}
 	return 0;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "common/fsutil.h"
 #include "common/log.h"
 #include "server/db.h"
 #include "server/http.h"
@@ -45,6 +46,8 @@ static void usage(void)
 	       "  --threads N           HTTP worker threads (default: number of cores)\n"
 	       "  --max-connections N   connections held at once (default 4096)\n"
 	       "  --timeout SECONDS     idle connection timeout (default 30)\n"
+	       "  --tls-cert FILE       serve HTTPS with this PEM certificate (chain); needs --tls-key\n"
+	       "  --tls-key FILE        the PEM private key of --tls-cert\n"
 	       "  -v, --verbose         log debug lines\n"
 	       "  -h, --help            show this help and exit\n"
 	       "  -V, --version         show the version and exit\n",
@@ -73,7 +76,7 @@ static void find_web_dir(struct server *srv)
 static int parse_serve(struct server_options *o, int argc, char **argv)
 {
 	enum { O_LISTEN = 256, O_DB, O_WEB, O_OPEN_INGEST, O_OPEN_SUB, O_MAX_BODY, O_MAX_INFL, O_THREADS, O_MAXCONN,
-	       O_TIMEOUT };
+	       O_TIMEOUT, O_TLS_CERT, O_TLS_KEY };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -85,6 +88,8 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "max-connections", required_argument, NULL, O_MAXCONN },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "tls-cert", required_argument, NULL, O_TLS_CERT },
+		{ "tls-key", required_argument, NULL, O_TLS_KEY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -135,6 +140,12 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 				cli_usage_error(prog, "--timeout wants seconds 1..86400, not '%s'", optarg);
 			o->conn_timeout_s = (unsigned)v;
 			break;
+		case O_TLS_CERT:
+			o->tls_cert = optarg;
+			break;
+		case O_TLS_KEY:
+			o->tls_key = optarg;
+			break;
 		case 'v':
 			log_init(prog, LOG_DEBUG);
 			break;
@@ -150,7 +161,28 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!o->tls_cert != !o->tls_key)
+		cli_usage_error(prog, "--tls-cert and --tls-key go together");
 	return 0;
+}
+
+/* Reads a PEM file whole (MHD wants the text in memory); NULL with the reason printed. */
+static char *read_pem(const char *what, const char *path)
+{
+	char *buf = malloc(1 << 20);
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	n = fs_read_small(path, buf, 1 << 20);
+	if (n < 0)
+		fprintf(stderr, "%s: cannot read %s %s: %s\n", prog, what, path, strerror((int)-n));
+	else if (!strstr(buf, "-----BEGIN "))
+		fprintf(stderr, "%s: %s %s is not a PEM file\n", prog, what, path);
+	else
+		return buf;
+	free(buf);
+	return NULL;
 }
 
 static int serve(int argc, char **argv)
@@ -172,10 +204,18 @@ static int serve(int argc, char **argv)
 	int sig, rc = 1;
 
 	parse_serve(&srv.opt, argc, argv);
+	if (srv.opt.tls_cert) {
+		srv.tls_cert_pem = read_pem("--tls-cert", srv.opt.tls_cert);
+		srv.tls_key_pem = srv.tls_cert_pem ? read_pem("--tls-key", srv.opt.tls_key) : NULL;
+		if (!srv.tls_key_pem) {
+			free(srv.tls_cert_pem);
+			return 1;
+		}
+	}
 	srv.listen_fd = listen_open(srv.opt.listen, &srv.port, &loopback, err, sizeof(err));
 	if (srv.listen_fd < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
-		return 1;
+		goto out;
 	}
 	if (srv.opt.open_ingest && !loopback) {
 		fprintf(stderr, "%s: --open-ingest is allowed only on a loopback address, not %s\n", prog,
@@ -200,8 +240,8 @@ static int serve(int argc, char **argv)
 	if (http_start(&srv) < 0)
 		goto out;
 	/* Tests and the quick start read the bound port (for :0) from this line. */
-	printf("schedio-server listening on http://%.*s:%u/\n", (int)(strrchr(srv.opt.listen, ':') - srv.opt.listen),
-	       srv.opt.listen, srv.port);
+	printf("schedio-server listening on %s://%.*s:%u/\n", srv.tls_cert_pem ? "https" : "http",
+	       (int)(strrchr(srv.opt.listen, ':') - srv.opt.listen), srv.opt.listen, srv.port);
 	fflush(stdout);
 	sigwait(&sigs, &sig);
 	log_info("signal %d: shutting down", sig);
@@ -212,6 +252,8 @@ out:
 		sqlite3_close(srv.db);
 	if (srv.listen_fd >= 0)
 		close(srv.listen_fd);
+	free(srv.tls_cert_pem);
+	free(srv.tls_key_pem);
 	return rc;
 }
 

@@ -20,6 +20,8 @@ struct server_options {
 	unsigned threads;           /* HTTP worker threads; 0 = number of cores */
 	unsigned max_connections;   /* concurrent connections held */
 	unsigned conn_timeout_s;    /* idle connection timeout */
+	const char *tls_cert;       /* PEM certificate (chain) file: serve HTTPS; NULL: plain HTTP */
+	const char *tls_key;        /* PEM private key file for tls_cert */
 };
 
 struct server {
@@ -29,6 +31,8 @@ struct server {
 	struct MHD_Daemon *mhd;
 	int listen_fd;
 	unsigned short port;        /* the port actually bound (for :0) */
+	char *tls_cert_pem;         /* contents of opt.tls_cert/tls_key, alive while serving */
+	char *tls_key_pem;
 };
 
 #endif /* SCHEDIO_SERVER_H */

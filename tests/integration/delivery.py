@@ -1,0 +1,223 @@
+"""delivery.py - what the agent delivery tests share: a schedio-agent
+process in daemon mode with its own state folder, and a report receiver.
+
+ReportReceiver STANDS IN FOR THE REAL SERVER's ingest (POST /api/v1/reports
+and GET /api/v1/hosts/{id}/reports, issue 5) until that lands: a real HTTP
+server on loopback (python's http.server, HTTP/1.1 keep-alive, optional TLS)
+that gunzips each report, stores it once per (host.id, seq) like the real
+ingest, and can be stopped and restarted on the same port, answer 5xx, or
+demand a bearer token. It also records what a test needs to see that the
+agent never resends an acknowledged report."""
+import gzip
+import http.server
+import json
+import os
+import re
+import signal
+import socket
+import ssl
+import subprocess
+import tempfile
+import threading
+import time
+
+import harness
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class ReportReceiver:
+    def __init__(self, port=None, token=None, certfile=None, keyfile=None):
+        self.port = port or free_port()
+        self.token = token
+        self.certfile, self.keyfile = certfile, keyfile
+        self.fail_status = None
+        self.lock = threading.Lock()
+        self.stored = {}          # (host_id, seq) -> report
+        self.posts = []           # (seq, status) per POST, in arrival order
+        self.resent_after_ack = 0 # POSTs for a (host, seq) that had already had a 2xx
+        self.client_ports = []    # the agent's source port per POST: keep-alive reuses one
+        self.plain_bodies = 0     # POSTs not gzip'd
+        self.httpd = None
+        self.conns = set()
+
+    @property
+    def url(self):
+        return ("https" if self.certfile else "http") + f"://127.0.0.1:{self.port}"
+
+    def _handler(rcv):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as the agent expects
+
+            def log_message(self, *a):
+                pass
+
+            def setup(self):
+                super().setup()
+                with rcv.lock:
+                    rcv.conns.add(self.connection)
+
+            def finish(self):
+                with rcv.lock:
+                    rcv.conns.discard(self.connection)
+                super().finish()
+
+            def reply(self, status, doc):
+                body = json.dumps(doc).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                if self.path != "/api/v1/reports":
+                    return self.reply(404, {"error": "no such path"})
+                if rcv.token and self.headers.get("Authorization") != "Bearer " + rcv.token:
+                    with rcv.lock:
+                        rcv.posts.append((None, 401))
+                    return self.reply(401, {"error": "missing or wrong bearer token"})
+                with rcv.lock:
+                    rcv.client_ports.append(self.client_address[1])
+                if self.headers.get("Content-Encoding") == "gzip":
+                    body = gzip.decompress(body)
+                else:
+                    with rcv.lock:
+                        rcv.plain_bodies += 1
+                rep = json.loads(body)
+                key = (rep["host"]["id"], rep["seq"])
+                status = rcv.fail_status or 200
+                with rcv.lock:
+                    rcv.posts.append((rep["seq"], status))
+                    if status == 200:
+                        if key in rcv.stored:
+                            rcv.resent_after_ack += 1
+                        else:
+                            rcv.stored[key] = rep
+                if status != 200:
+                    return self.reply(status, {"error": "stand-in told to fail"})
+                self.reply(200, {"stored": True})
+
+            def do_GET(self):
+                m = re.fullmatch(r"/api/v1/hosts/([^/]+)/reports", self.path.split("?")[0])
+                if not m:
+                    return self.reply(404, {"error": "no such path"})
+                self.reply(200, {"reports": [
+                    {"seq": r["seq"], "start_ms": r["interval"]["start_ms"], "end_ms": r["interval"]["end_ms"]}
+                    for r in rcv.reports(m.group(1))]})
+        return Handler
+
+    def start(self):
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), self._handler())
+        httpd.daemon_threads = True
+        if self.certfile:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(self.certfile, self.keyfile)
+            httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
+        self.httpd = httpd
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self):
+        """An outage: the listener closes and every kept-alive connection is cut."""
+        if not self.httpd:
+            return
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        with self.lock:
+            for c in list(self.conns):
+                try:
+                    c.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+        self.httpd = None
+
+    def reports(self, host_id):
+        with self.lock:
+            return sorted((r for (h, _), r in self.stored.items() if h == host_id), key=lambda r: r["seq"])
+
+    def seqs(self, host_id):
+        return [r["seq"] for r in self.reports(host_id)]
+
+    def dropped_total(self, host_id):
+        return sum(r.get("delivery", {}).get("dropped", 0) for r in self.reports(host_id))
+
+
+def host_id():
+    for p in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        if os.path.exists(p):
+            with open(p) as f:
+                return f.read().strip()
+    raise RuntimeError("no machine id")
+
+
+class Agent:
+    """schedio-agent in daemon mode; state (seq, spool) in its own folder that outlives restarts."""
+
+    def __init__(self, *args, state_dir=None):
+        self.state_dir = state_dir or tempfile.mkdtemp(prefix="schedio-agent-test-")
+        self.args = list(args)
+        self.proc = None
+        self.log_path = os.path.join(self.state_dir, "agent.log")
+
+    @property
+    def spool_dir(self):
+        return os.path.join(self.state_dir, "spool")
+
+    def start(self, *extra):
+        self.logf = open(self.log_path, "a")
+        self.proc = subprocess.Popen(
+            [harness.binary("schedio-agent"), "--config", os.devnull, "--state-dir", self.state_dir,
+             *self.args, *extra], stdout=subprocess.DEVNULL, stderr=self.logf)
+        return self
+
+    def log(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def spooled(self):
+        return sorted(f for f in os.listdir(self.spool_dir) if f.endswith(".rep")) \
+            if os.path.isdir(self.spool_dir) else []
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def send(self, sig):
+        self.proc.send_signal(sig)
+
+    def stop(self, sig=signal.SIGTERM):
+        """Stops the agent; returns (exit status, seconds it took)."""
+        t0 = time.monotonic()
+        self.proc.send_signal(sig)
+        try:
+            rc = self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+        took = time.monotonic() - t0
+        self.proc = None
+        self.logf.close()
+        return rc, took
+
+    def cleanup(self):
+        if self.proc:
+            self.proc.kill()
+            self.proc.wait()
+            self.logf.close()
+        subprocess.run(["rm", "-rf", self.state_dir])
+
+
+def wait_for(cond, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        time.sleep(0.2)
+    raise AssertionError("timed out waiting for " + what)

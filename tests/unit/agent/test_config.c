@@ -1,0 +1,220 @@
+/* test_config.c - agent/config.c: the file and the flags share one parser,
+ * unknown keys and bad values are errors that name the file, line and key,
+ * defaults fill in what is not said, and the token never gets printed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "agent/config.h"
+
+static char dir[] = "/tmp/schedio-test-config-XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void test_config_defaults(void **state)
+{
+	struct agent_config c;
+
+	config_defaults(&c);
+	assert_int_equal(c.interval_s, 10);
+	assert_int_equal(c.cgroup_depth, 2);
+	assert_true(c.spool_max_bytes > 0);
+	assert_string_equal(c.server, "");
+}
+
+static void test_config_reads_every_key(void **state)
+{
+	struct agent_config c;
+	char err[512] = "";
+	const char *tok = write_file("token", "  s3cret-token\n");
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "; comment\n"
+		 "[agent]\n"
+		 "server = https://schedio.example:8443/\n"
+		 "token_file = %s\n"
+		 "interval = 5\n"
+		 "state_dir = /var/lib/x\n"
+		 "spool_dir = /var/spool/x\n"
+		 "spool_max_bytes = 2M\n"
+		 "cgroup_depth = 3\n"
+		 "ca_file = %s\n"
+		 "backoff_max = 7\n",
+		 tok, tok);
+	config_defaults(&c);
+	assert_int_equal(config_load_file(&c, write_file("a.conf", text), true, err, sizeof(err)), 0);
+	assert_int_equal(config_finish(&c, err, sizeof(err)), 0);
+	assert_string_equal(c.server, "https://schedio.example:8443/");
+	assert_string_equal(c.token, "s3cret-token");
+	assert_int_equal(c.interval_s, 5);
+	assert_string_equal(c.spool_dir, "/var/spool/x");
+	assert_int_equal(c.spool_max_bytes, 2u << 20);
+	assert_int_equal(c.cgroup_depth, 3);
+	assert_int_equal(c.backoff_max_s, 7);
+}
+
+static void test_config_unknown_key_names_file_and_line(void **state)
+{
+	struct agent_config c;
+	char err[512] = "";
+	const char *p = write_file("b.conf", "server = http://a\n\nsevrer = http://b\n");
+
+	config_defaults(&c);
+	assert_int_equal(config_load_file(&c, p, true, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "b.conf:3:"));
+	assert_non_null(strstr(err, "unknown key 'sevrer'"));
+}
+
+static void test_config_unknown_section_is_an_error(void **state)
+{
+	struct agent_config c;
+	char err[512] = "";
+
+	config_defaults(&c);
+	assert_int_equal(config_load_file(&c, write_file("c.conf", "[server]\nserver = http://a\n"), true, err,
+					  sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown section [server]"));
+}
+
+static void test_config_bad_values(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "interval", "0" }, { "interval", "ten" }, { "interval", "-1" }, { "interval", "3601" },
+		{ "interval", "" }, { "spool_max_bytes", "12Q" }, { "spool_max_bytes", "100" },
+		{ "spool_max_bytes", "99999999G" }, { "cgroup_depth", "17" }, { "server", "ftp://x" },
+		{ "server", "schedio:8080" }, { "spool_dir", "relative/path" }, { "ca_file", "ca.pem" },
+		{ "backoff_max", "0" },
+	};
+	struct agent_config c;
+	char err[512];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		config_defaults(&c);
+		err[0] = '\0';
+		assert_int_equal(config_set(&c, bad[i][0], bad[i][1], err, sizeof(err)), -1);
+		/* The reason names the key, so a user knows which line to fix. */
+		assert_non_null(strstr(err, bad[i][0]));
+	}
+	config_defaults(&c);
+	assert_int_equal(config_set(&c, "interval", "0", err, sizeof(err)), -1);
+	assert_int_equal(c.interval_s, 10); /* a rejected value changes nothing */
+}
+
+static void test_config_bad_value_in_file_names_line(void **state)
+{
+	struct agent_config c;
+	char err[512] = "";
+
+	config_defaults(&c);
+	assert_int_equal(config_load_file(&c, write_file("d.conf", "server = http://a\ninterval = soon\n"), true, err,
+					  sizeof(err)), -1);
+	assert_non_null(strstr(err, "d.conf:2: interval wants whole seconds"));
+}
+
+static void test_config_missing_file(void **state)
+{
+	struct agent_config c;
+	char err[512] = "";
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/absent.conf", dir);
+	config_defaults(&c);
+	assert_int_equal(config_load_file(&c, path, false, err, sizeof(err)), 1); /* default path: fine */
+	assert_int_equal(config_load_file(&c, path, true, err, sizeof(err)), -1); /* named on purpose: an error */
+	assert_non_null(strstr(err, "absent.conf"));
+}
+
+static void test_config_finish_checks(void **state)
+{
+	struct agent_config c;
+	char err[512] = "", missing[512];
+
+	config_defaults(&c);
+	assert_int_equal(config_finish(&c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no server"));
+
+	config_defaults(&c);
+	config_set(&c, "server", "http://a", err, sizeof(err));
+	snprintf(missing, sizeof(missing), "%s/no-token", dir);
+	config_set(&c, "token_file", missing, err, sizeof(err));
+	assert_int_equal(config_finish(&c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "token_file"));
+
+	config_defaults(&c);
+	config_set(&c, "server", "http://a", err, sizeof(err));
+	config_set(&c, "ca_file", write_file("ca.pem", "x"), err, sizeof(err));
+	assert_int_equal(config_finish(&c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not https"));
+
+	config_defaults(&c);
+	config_set(&c, "server", "http://a", err, sizeof(err));
+	config_set(&c, "state_dir", "/srv/agent", err, sizeof(err));
+	assert_int_equal(config_finish(&c, err, sizeof(err)), 0);
+	assert_string_equal(c.spool_dir, "/srv/agent/spool"); /* derived from state_dir */
+}
+
+static void test_config_print_hides_token(void **state)
+{
+	struct agent_config c;
+	char err[512], buf[4096] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	config_defaults(&c);
+	config_set(&c, "server", "http://a", err, sizeof(err));
+	config_set(&c, "token", "very-secret", err, sizeof(err));
+	config_finish(&c, err, sizeof(err));
+	config_print(&c, f);
+	fclose(f);
+	assert_null(strstr(buf, "very-secret"));
+	assert_non_null(strstr(buf, "server = http://a"));
+	assert_non_null(strstr(buf, "interval = 10"));
+}
+
+static int setup(void **state)
+{
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config_defaults),
+		cmocka_unit_test(test_config_reads_every_key),
+		cmocka_unit_test(test_config_unknown_key_names_file_and_line),
+		cmocka_unit_test(test_config_unknown_section_is_an_error),
+		cmocka_unit_test(test_config_bad_values),
+		cmocka_unit_test(test_config_bad_value_in_file_names_line),
+		cmocka_unit_test(test_config_missing_file),
+		cmocka_unit_test(test_config_finish_checks),
+		cmocka_unit_test(test_config_print_hides_token),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
