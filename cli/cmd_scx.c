@@ -294,9 +294,11 @@ out:
 
 int cmd_scx(int argc, char **argv)
 {
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+	if (argc < 2)
+		cli_usage_error(PROG, "missing subcommand (run)");
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage();
-		return argc < 2 ? CLI_EXIT_USAGE : 0;
+		return 0;
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return scx_run(argc - 1, argv + 1);

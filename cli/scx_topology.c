@@ -121,10 +121,8 @@ static void l3_shared_list(const char *sysfs_root, uint32_t cpu, char *buf, size
 	buf[0] = '\0';
 	for (int idx = 0; idx < 16; idx++) {
 		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%u/cache/index%d/level", sysfs_root, cpu, idx);
-		if (fs_read_trimmed(path, level, sizeof(level)) < 0)
-			return;
-		if (strcmp(level, "3") != 0)
-			continue;
+		if (fs_read_trimmed(path, level, sizeof(level)) < 0 || strcmp(level, "3") != 0)
+			continue; /* indexes need not be contiguous */
 		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%u/cache/index%d/shared_cpu_list", sysfs_root,
 			 cpu, idx);
 		if (fs_read_trimmed(path, buf, len) < 0)
