@@ -18,12 +18,16 @@ class ScxCli(unittest.TestCase):
             ["scx", "run", "fifo", "--steal", "always"], ["scx", "run", "fifo", "--domains", "0/1"],
             ["scx", "run", "llc", "--steal", "later"], ["scx", "run", "llc", "--steal", "after:0"],
             ["scx", "run", "fifo", "--timeout-ms", "0"], ["scx", "run", "fifo", "--timeout-ms", "30001"],
-            ["scx", "run", "fifo", "--duration", "-1"], ["scx", "run", "fifo", "--bogus"],
+            ["scx", "run", "fifo", "--duration", "-1"]
         ]
         for args in cases:
             r = run([binary("schedio"), *args])
             self.assertEqual(r.returncode, 2, (args, r.stderr))
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, (args, r.stderr))
+        # An unknown flag: getopt's own line, then the usual one.
+        r = run([binary("schedio"), "scx", "run", "fifo", "--bogus"])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("bad command line", r.stderr)
 
     def test_help_describes_the_schedulers(self):
         r = run([binary("schedio"), "scx", "run", "--help"])
