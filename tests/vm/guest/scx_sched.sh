@@ -36,6 +36,10 @@ for s in fifo llc; do
 	fi
 	[ "$(state)" = enabled ] && [ "$(ops)" = "scx_$s" ] && ok "scx_$s: still loaded after the workload" ||
 		fail "scx_$s: state '$(state)' ops '$(ops)' after the workload"
+	second=$(schedio scx run fifo --duration 1 2>&1)
+	rc=$?
+	[ $rc -eq 1 ] && [ "$second" = "schedio scx: another sched_ext scheduler is active: scx_$s (state enabled)" ] &&
+		ok "a second loader is refused in one line: $second" || fail "second loader: rc $rc: $second"
 	sleep 1
 	kill -INT $pid
 	wait $pid
@@ -48,6 +52,18 @@ for s in fifo llc; do
 	[ "$(state)" = disabled ] && ok "scx_$s: state disabled after the loader exited" ||
 		fail "scx_$s: state '$(state)' after the loader exited"
 done
+
+echo "== a killed loader leaves no scheduler behind"
+schedio scx run fifo >kill9.log 2>&1 &
+pid=$!
+if wait_state enabled 300; then
+	kill -KILL $pid
+	wait $pid
+	wait_state disabled 50 && ok "state disabled after kill -9 of the loader (the link closed)" ||
+		fail "state '$(state)' ops '$(ops)' after kill -9 of the loader"
+else
+	fail "scx_fifo did not load again: $(cat kill9.log)"
+fi
 
 echo "== scx_broken (watchdog ${BROKEN_TIMEOUT_MS:-2000} ms)"
 schedio scx run --object scx_broken.bpf.o --timeout-ms "${BROKEN_TIMEOUT_MS:-2000}" >broken.log 2>&1
