@@ -103,14 +103,21 @@ static void parse_args(int argc, char **argv, struct scx_run_opts *o)
 	o->interval_s = 2;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': o->object = optarg; break;
+		case 'o':
+			o->object = optarg;
+			break;
 		case 't':
 			if (cli_parse_u64(optarg, 1, 30000, &v))
 				cli_usage_error(PROG, "--timeout-ms takes 1..30000 (the kernel's maximum)");
 			o->timeout_ms = (uint32_t)v;
 			break;
-		case 's': parse_steal(optarg, o); steal_set = true; break;
-		case 'd': o->domains = optarg; break;
+		case 's':
+			parse_steal(optarg, o);
+			steal_set = true;
+			break;
+		case 'd':
+			o->domains = optarg;
+			break;
 		case 'D':
 			if (cli_parse_u64(optarg, 1, 365ULL * 86400, &o->duration_s))
 				cli_usage_error(PROG, "--duration takes whole seconds >= 1");
@@ -119,8 +126,11 @@ static void parse_args(int argc, char **argv, struct scx_run_opts *o)
 			if (cli_parse_u64(optarg, 1, 3600, &o->interval_s))
 				cli_usage_error(PROG, "--interval takes 1..3600 seconds");
 			break;
-		case 'h': usage(); exit(0);
-		default: cli_bad_option(PROG, argc, argv);
+		case 'h':
+			usage();
+			exit(0);
+		default:
+			cli_bad_option(PROG, argc, argv);
 		}
 	}
 	if (optind < argc)

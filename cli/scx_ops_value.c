@@ -35,8 +35,8 @@ static long member_offset(const struct btf *btf, const struct btf_type *t, const
 	return -1;
 }
 
-void *scx_ops_value_build(struct bpf_object *obj, struct bpf_map *map, const char *name, uint32_t timeout_ms,
-			  char *err, size_t errlen)
+void *scx_ops_value_build(struct bpf_object *obj, struct bpf_map *map, const char *name, uint32_t timeout_ms, char *err,
+			  size_t errlen)
 {
 	struct btf *kbtf = btf__load_vmlinux_btf();
 	const struct btf_type *vt, *ops, *nt;

@@ -179,15 +179,25 @@ void scx_sched_close(struct scx_sched *s)
 const char *scx_sched_exit_kind_name(int32_t kind)
 {
 	switch (kind) {
-	case 0: return "none";
-	case 1: return "done";
-	case 64: return "unregistered";
-	case 65: return "unregistered by the BPF scheduler";
-	case 66: return "unregistered by the kernel";
-	case 67: return "sysrq";
-	case 1024: return "error";
-	case 1025: return "error in the BPF scheduler";
-	case 1026: return "stall (watchdog)";
-	default: return kind >= 1024 ? "error" : "other";
+	case 0:
+		return "none";
+	case 1:
+		return "done";
+	case 64:
+		return "unregistered";
+	case 65:
+		return "unregistered by the BPF scheduler";
+	case 66:
+		return "unregistered by the kernel";
+	case 67:
+		return "sysrq";
+	case 1024:
+		return "error";
+	case 1025:
+		return "error in the BPF scheduler";
+	case 1026:
+		return "stall (watchdog)";
+	default:
+		return kind >= 1024 ? "error" : "other";
 	}
 }

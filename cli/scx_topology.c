@@ -131,8 +131,7 @@ static void l3_shared_list(const char *sysfs_root, uint32_t cpu, char *buf, size
 	}
 }
 
-int scx_topology_from_sysfs(const char *sysfs_root, uint32_t nr_cpus, struct scx_topology *t, char *why,
-			    size_t why_len)
+int scx_topology_from_sysfs(const char *sysfs_root, uint32_t nr_cpus, struct scx_topology *t, char *why, size_t why_len)
 {
 	int32_t first_to_domain[SCHEDIO_SCX_MAX_CPUS];
 	uint8_t cpus[SCHEDIO_SCX_MAX_CPUS];

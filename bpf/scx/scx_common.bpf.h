@@ -21,7 +21,8 @@ extern void scx_bpf_dsq_insert(struct task_struct *p, u64 dsq_id, u64 slice, u64
 extern bool scx_bpf_dsq_move_to_local(u64 dsq_id) __ksym;
 extern s32 scx_bpf_create_dsq(u64 dsq_id, s32 node) __ksym;
 extern void scx_bpf_kick_cpu(s32 cpu, u64 flags) __ksym;
-extern s32 scx_bpf_select_cpu_dfl(struct task_struct *p, s32 prev_cpu, u64 wake_flags, bool *is_idle) __ksym;
+extern s32 scx_bpf_select_cpu_dfl(struct task_struct *p, s32 prev_cpu, u64 wake_flags,
+				  bool *is_idle) __ksym;
 extern s32 scx_bpf_dsq_nr_queued(u64 dsq_id) __ksym;
 extern s32 scx_bpf_task_cpu(const struct task_struct *p) __ksym;
 

@@ -13,9 +13,9 @@
 #define SCHEDIO_SCX_SHARED_H
 
 enum schedio_scx_stat {
-	SCHEDIO_SCX_STAT_ENQUEUED, /* tasks queued on one of the scheduler's own DSQs */
+	SCHEDIO_SCX_STAT_ENQUEUED,   /* tasks queued on one of the scheduler's own DSQs */
 	SCHEDIO_SCX_STAT_DISPATCHED, /* tasks moved from an own DSQ to a CPU (steals included) */
-	SCHEDIO_SCX_STAT_STOLEN, /* of those, taken from another L3 domain's DSQ */
+	SCHEDIO_SCX_STAT_STOLEN,     /* of those, taken from another L3 domain's DSQ */
 	SCHEDIO_SCX_STAT_IDLE_PICKS, /* wakeups for which select_cpu found an idle CPU */
 	SCHEDIO_SCX_STAT_NR,
 };
@@ -27,7 +27,7 @@ enum schedio_scx_stat {
 /* A copy of the kernel's struct scx_exit_info, which only lives during ops.exit. */
 struct schedio_scx_exit {
 	__u32 recorded; /* 1 once ops.exit ran */
-	__s32 kind; /* enum scx_exit_kind: 64 unregistered, 1024+ errors (1026 stall) */
+	__s32 kind;	/* enum scx_exit_kind: 64 unregistered, 1024+ errors (1026 stall) */
 	__s64 exit_code;
 	char reason[SCHEDIO_SCX_REASON_LEN];
 	char msg[SCHEDIO_SCX_MSG_LEN];
