@@ -50,4 +50,7 @@ function(schedio_bpf_skeleton name src)
     DEPENDS ${obj}
     COMMENT "BPF skeleton ${name}")
   add_custom_target(bpf_${name} DEPENDS ${skel})
+  # vmlinux.h is produced in the top-level directory: order by target so the
+  # file exists before a subdirectory's rule asks for it.
+  add_dependencies(bpf_${name} schedio_vmlinux_h)
 endfunction()
