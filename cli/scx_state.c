@@ -29,6 +29,29 @@ int scx_state_read(const char *sysfs_root, char *state, size_t state_len, char *
 	return 0;
 }
 
+/* Whether the effective capabilities hold CAP_SYS_ADMIN (21) and CAP_BPF (39,
+ * or CAP_SYS_ADMIN alone on kernels before 5.8), which registering needs. */
+static int may_load_bpf(void)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	int found = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			found = 1;
+			break;
+		}
+	}
+	fclose(f);
+	if (!found)
+		return geteuid() == 0;
+	return (eff & (1ULL << 21)) && (eff & (1ULL << 39));
+}
+
 int scx_state_preflight(const char *sysfs_root, char *why, size_t why_len)
 {
 	char state[64], ops[160];
@@ -47,7 +70,7 @@ int scx_state_preflight(const char *sysfs_root, char *why, size_t why_len)
 			 state);
 		return -1;
 	}
-	if (geteuid() != 0) {
+	if (!may_load_bpf()) {
 		snprintf(why, why_len, "loading a scheduler needs root (CAP_BPF and CAP_SYS_ADMIN)");
 		return -1;
 	}

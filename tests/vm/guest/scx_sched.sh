@@ -17,6 +17,16 @@ wait_state() {
 
 [ "$(state)" = disabled ] && ok "sched_ext starts disabled" || fail "sched_ext starts '$(state)'"
 
+mkdir -p /etc
+chmod 755 /  # the initramfs root comes from a mktemp dir (0700)
+grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>/etc/passwd
+grep -q '^nogroup:' /etc/group 2>/dev/null || echo 'nogroup:x:65534:' >>/etc/group
+msg=$(su -m -s /bin/sh nobody -c 'schedio scx run fifo' 2>&1)
+rc=$?
+[ $rc -eq 1 ] && [ "$msg" = "schedio scx: loading a scheduler needs root (CAP_BPF and CAP_SYS_ADMIN)" ] &&
+	ok "without privileges: one line: $msg" || fail "without privileges: rc $rc: $msg"
+[ "$(state)" = disabled ] || fail "an unprivileged attempt changed the state to '$(state)'"
+
 for s in fifo llc; do
 	echo "== scx_$s"
 	extra=
