@@ -1,7 +1,7 @@
 # scx_experiment_guest.sh - guest side of scx_experiment.sh (sid's kernel):
 # the same wakeup-heavy workload (pingpong) under EEVDF, scx_fifo and scx_llc,
 # alone and next to one busy loop per CPU, REPS times in rotating order.
-# Prints "RESULT sched=S load=L p50_us=.. p99_us=.." lines.
+# Prints "RESULT sched=S load=L p50_us=.. p99_us=.. rq_wait_avg_us=.." lines.
 # Env: REPS, ROUNDS_IDLE, ROUNDS_BUSY.
 start_sched() {
 	case $1 in
@@ -23,7 +23,7 @@ stop_sched() {
 }
 measure() { # SCHED LOAD ROUNDS
 	line=$(pingpong "$3" 2) || { echo "pingpong failed under $1"; exit 1; }
-	echo "RESULT sched=$1 load=$2 $(echo "$line" | cut -d' ' -f4-5)"
+	echo "RESULT sched=$1 load=$2 $(echo "$line" | cut -d' ' -f4,5,8)"
 }
 rep=0
 while [ $rep -lt "${REPS:-3}" ]; do
