@@ -4,7 +4,9 @@
 # state enabled with their ops name, carry a wakeup-heavy workload (pingpong)
 # and leave state disabled after SIGINT; the broken scheduler (never
 # dispatches) is ejected by the watchdog within its timeout, the loader
-# reports the kernel's reason, and the machine still answers.
+# reports the kernel's reason, and the machine still answers. The agent in
+# the VM must report the state, ops and transitions once it has a sched_ext
+# section (until then the guest prints PENDING lines).
 # Exit 0 pass, 1 fail, 77 skip (qemu/busybox/gcc missing, or the build
 # skipped the schedulers: bpf/scx/CMakeLists.txt says why).
 set -euo pipefail
@@ -33,7 +35,7 @@ trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -Wall -Wextra -Werror -o "$tmp/pingpong" "$here/pingpong.c"
 timeout_ms=2000
 set +e
-"$here/vm-run.sh" -s sid -b "$build/bin/schedio" -b "$tmp/pingpong" -f "$build/bpf/scx/scx_broken.bpf.o" \
+"$here/vm-run.sh" -s sid -b "$build/bin/schedio" -b "$build/bin/schedio-agent" -b "$tmp/pingpong" -f "$build/bpf/scx/scx_broken.bpf.o" \
 	-e PP_ROUNDS=2000 -e BROKEN_TIMEOUT_MS=$timeout_ms -t 300 "$here/guest/scx_sched.sh" | tee "$tmp/out.txt"
 rc=${PIPESTATUS[0]}
 set -e
