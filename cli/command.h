@@ -18,4 +18,13 @@ int cmd_health(int argc, char **argv);
 /* schedio scx run: loads a sched_ext scheduler until a signal (cmd_scx.c). */
 int cmd_scx(int argc, char **argv);
 
+/* schedio submit: sends resctl-bench result files to the SSD database. */
+int cmd_submit(int argc, char **argv);
+/* schedio models: lists the SSD models the database knows. */
+int cmd_models(int argc, char **argv);
+/* schedio config: prints a model's recommended io.cost lines. */
+int cmd_config(int argc, char **argv);
+/* schedio apply: writes the recommended io.cost configuration for this host's disks. */
+int cmd_apply(int argc, char **argv);
+
 #endif /* SCHEDIO_CLI_COMMAND_H */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define HTTP_CLIENT_MAX_BODY (64u << 20)
 
@@ -28,9 +29,42 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
+struct header_want {
+	const char *name;
+	struct http_result *res;
+};
+
+static size_t on_header(char *line, size_t size, size_t nmemb, void *userdata)
+{
+	struct header_want *w = userdata;
+	size_t n = size * nmemb, k = strlen(w->name);
+
+	if (n > k && line[k] == ':' && strncasecmp(line, w->name, k) == 0) {
+		const char *v = line + k + 1;
+		size_t vlen = n - k - 1;
+
+		while (vlen && (*v == ' ' || *v == '\t')) {
+			v++;
+			vlen--;
+		}
+		while (vlen && (v[vlen - 1] == '\r' || v[vlen - 1] == '\n' || v[vlen - 1] == ' '))
+			vlen--;
+		snprintf(w->res->header_value, sizeof(w->res->header_value), "%.*s", (int)vlen, v);
+	}
+	return n;
+}
+
 int http_client_request(const char *server, const char *method, const char *path, const char *token,
 			const void *body, size_t len, const char *content_type, struct http_result *res)
 {
+	return http_client_request_header(server, method, path, token, body, len, content_type, NULL, res);
+}
+
+int http_client_request_header(const char *server, const char *method, const char *path, const char *token,
+			       const void *body, size_t len, const char *content_type, const char *want_header,
+			       struct http_result *res)
+{
+	struct header_want want = { want_header, res };
 	struct curl_slist *hdrs = NULL;
 	char url[2048], line[512];
 	size_t slen = strlen(server);
@@ -60,6 +94,10 @@ int http_client_request(const char *server, const char *method, const char *path
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, res);
+	if (want_header) {
+		curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+		curl_easy_setopt(c, CURLOPT_HEADERDATA, &want);
+	}
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);

@@ -12,6 +12,10 @@
 
 static const struct command commands[] = {
 	{ "health", "check that a schedio server answers", cmd_health },
+	{ "submit", "submit resctl-bench result files to the SSD database", cmd_submit },
+	{ "models", "list the SSD models in the database", cmd_models },
+	{ "config", "print the recommended io.cost lines for an SSD model", cmd_config },
+	{ "apply", "write the recommended io.cost configuration for this host's disks", cmd_apply },
 	{ "scx", "load a sched_ext scheduler (fifo, llc) and watch it", cmd_scx },
 };
 

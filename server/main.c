@@ -19,7 +19,13 @@
 #include "server/db.h"
 #include "server/http.h"
 #include "server/listen.h"
+#include "server/ingest.h"
+#include "server/rollup.h"
 #include "server/server.h"
+#include "server/ssd_ratelimit.h"
+#include "server/ssd_store.h"
+#include "server/store.h"
+#include "server/store_pool.h"
 #include "server/token_cmd.h"
 
 static const char *prog = "schedio-server";
@@ -46,6 +52,9 @@ static void usage(void)
 	       "  --threads N           HTTP worker threads (default: number of cores)\n"
 	       "  --max-connections N   connections held at once (default 4096)\n"
 	       "  --timeout SECONDS     idle connection timeout (default 30)\n"
+	       "  --retain-raw DUR      keep raw report data this long (default 48h; s, m, h, d suffixes)\n"
+	       "  --retain-minute DUR   keep 1-minute rollups this long (default 14d)\n"
+	       "  --retain-hour DUR     keep 1-hour rollups this long (default 365d)\n"
 	       "  --tls-cert FILE       serve HTTPS with this PEM certificate (chain); needs --tls-key\n"
 	       "  --tls-key FILE        the PEM private key of --tls-cert\n"
 	       "  -v, --verbose         log debug lines\n"
@@ -73,10 +82,46 @@ static void find_web_dir(struct server *srv)
 		*strrchr(srv->web_dir, '/') = '\0';
 }
 
+/* A duration with an s, m, h or d suffix (seconds when bare), at least a minute. */
+static int parse_duration_ms(const char *s, int64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int64_t unit = 1000;
+
+	if (!*s || *s == '-')
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (end == s)
+		return -1;
+	if (*end && end[1])
+		return -1;
+	switch (*end) {
+	case '\0':
+	case 's':
+		break;
+	case 'm':
+		unit = 60000;
+		break;
+	case 'h':
+		unit = 3600000;
+		break;
+	case 'd':
+		unit = 86400000;
+		break;
+	default:
+		return -1;
+	}
+	if (v > 100ULL * 365 * 86400000 / (unsigned long long)unit || (int64_t)v * unit < 60000)
+		return -1;
+	*out = (int64_t)v * unit;
+	return 0;
+}
+
 static int parse_serve(struct server_options *o, int argc, char **argv)
 {
 	enum { O_LISTEN = 256, O_DB, O_WEB, O_OPEN_INGEST, O_OPEN_SUB, O_MAX_BODY, O_MAX_INFL, O_THREADS, O_MAXCONN,
-	       O_TIMEOUT, O_TLS_CERT, O_TLS_KEY };
+	       O_TIMEOUT, O_RET_RAW, O_RET_MIN, O_RET_HOUR, O_TLS_CERT, O_TLS_KEY };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -88,6 +133,9 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "max-connections", required_argument, NULL, O_MAXCONN },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "retain-raw", required_argument, NULL, O_RET_RAW },
+		{ "retain-minute", required_argument, NULL, O_RET_MIN },
+		{ "retain-hour", required_argument, NULL, O_RET_HOUR },
 		{ "tls-cert", required_argument, NULL, O_TLS_CERT },
 		{ "tls-key", required_argument, NULL, O_TLS_KEY },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -140,6 +188,13 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 				cli_usage_error(prog, "--timeout wants seconds 1..86400, not '%s'", optarg);
 			o->conn_timeout_s = (unsigned)v;
 			break;
+		case O_RET_RAW:
+		case O_RET_MIN:
+		case O_RET_HOUR:
+			if (parse_duration_ms(optarg, &o->retain_ms[c - O_RET_RAW]))
+				cli_usage_error(prog, "--%s wants a duration like 48h, 14d or 3600s (at least 1m), not '%s'",
+						opts[c - O_LISTEN].name, optarg);
+			break;
 		case O_TLS_CERT:
 			o->tls_cert = optarg;
 			break;
@@ -163,6 +218,40 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
 	if (!o->tls_cert != !o->tls_key)
 		cli_usage_error(prog, "--tls-cert and --tls-key go together");
+	return 0;
+}
+
+static unsigned http_threads(const struct server_options *o)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return o->threads ? o->threads : n > 0 ? (unsigned)n : 1;
+}
+
+/* The writer, the rollup worker and the query readers each get their own connections. */
+static int start_storage(struct server *srv, char *err, size_t errlen)
+{
+	struct store *w, *r;
+
+	srv->readers = store_pool_open(srv->opt.db_path, http_threads(&srv->opt) + 1, err, errlen);
+	if (!srv->readers)
+		return -1;
+	w = store_sqlite_open(srv->opt.db_path, err, errlen);
+	if (!w)
+		return -1;
+	srv->ingest = ingest_start(srv, w);
+	if (!srv->ingest) {
+		snprintf(err, errlen, "cannot start the ingest writer");
+		return -1;
+	}
+	r = store_sqlite_open(srv->opt.db_path, err, errlen);
+	if (!r)
+		return -1;
+	srv->rollup = rollup_new(r, srv->ingest, srv->opt.retain_ms);
+	if (!srv->rollup || rollup_start_thread(srv->rollup) < 0) {
+		snprintf(err, errlen, "cannot start the rollup worker");
+		return -1;
+	}
 	return 0;
 }
 
@@ -195,6 +284,8 @@ static int serve(int argc, char **argv)
 			.max_inflated = 32u << 20,
 			.max_connections = 4096,
 			.conn_timeout_s = 30,
+			.retain_ms = { rollup_default_retain_ms[0], rollup_default_retain_ms[1],
+				       rollup_default_retain_ms[2] },
 		},
 		.listen_fd = -1,
 	};
@@ -227,16 +318,26 @@ static int serve(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		goto out;
 	}
-	find_web_dir(&srv);
-	if (!*srv.web_dir)
-		log_warn("no dashboard files found; serving the API only (use --web-dir)");
-
-	/* Signals are taken synchronously by this thread; HTTP threads inherit the mask. */
+	srv.ssd_store = ssd_store_sqlite_open(srv.opt.db_path, err, sizeof(err));
+	srv.ssd_ratelimit = ssd_ratelimit_new(1024, SSD_RATELIMIT_BURST, SSD_RATELIMIT_PER_MIN);
+	if (!srv.ssd_store || !srv.ssd_ratelimit) {
+		fprintf(stderr, "%s: %s\n", prog, srv.ssd_store ? "out of memory" : err);
+		goto out;
+	}
+	/* Signals are taken synchronously by this thread; every thread started from here on inherits the mask. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (start_storage(&srv, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		goto out;
+	}
+	find_web_dir(&srv);
+	if (!*srv.web_dir)
+		log_warn("no dashboard files found; serving the API only (use --web-dir)");
+
 	if (http_start(&srv) < 0)
 		goto out;
 	/* Tests and the quick start read the bound port (for :0) from this line. */
@@ -245,9 +346,20 @@ static int serve(int argc, char **argv)
 	fflush(stdout);
 	sigwait(&sigs, &sig);
 	log_info("signal %d: shutting down", sig);
+	/* No new connections; reports in flight are committed and answered
+	 * before the HTTP threads stop (suspended connections must be resumed first). */
+	MHD_quiesce_daemon(srv.mhd);
+	ingest_stop(srv.ingest);
+	srv.ingest = NULL;
 	http_stop(&srv);
 	rc = 0;
 out:
+	if (srv.ssd_store)
+		srv.ssd_store->ops->close(srv.ssd_store);
+	ssd_ratelimit_free(srv.ssd_ratelimit);
+	ingest_stop(srv.ingest);
+	rollup_free(srv.rollup);
+	store_pool_close(srv.readers);
 	if (srv.db)
 		sqlite3_close(srv.db);
 	if (srv.listen_fd >= 0)

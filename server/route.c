@@ -14,6 +14,21 @@
 
 static const struct route routes[] = {
 	{ "GET", "/healthz", api_healthz },
+	{ "POST", "/api/v1/ssd/results", api_ssd_submit },
+	{ "GET", "/api/v1/ssd/results/{id}", api_ssd_result_get },
+	{ "GET", "/api/v1/ssd/results/{id}/file", api_ssd_result_file },
+	{ "GET", "/api/v1/ssd/models", api_ssd_models },
+	{ "GET", "/api/v1/ssd/models/{id}", api_ssd_model_get },
+	{ "GET", "/api/v1/ssd/models/{id}/config", api_ssd_model_config },
+	{ "GET", "/api/v1/ssd/hwdb", api_ssd_hwdb },
+	{ "GET", "/metrics", api_metrics },
+	{ "POST", "/api/v1/reports", api_reports_post },
+	{ "GET", "/api/v1/hosts", api_hosts_list },
+	{ "GET", "/api/v1/hosts/{id}", api_host_get },
+	{ "GET", "/api/v1/hosts/{id}/reports", api_host_reports },
+	{ "GET", "/api/v1/hosts/{id}/runqlat", api_host_runqlat },
+	{ "GET", "/api/v1/hosts/{id}/iocost", api_host_iocost },
+	{ "GET", "/api/v1/fleet/runqlat", api_fleet_runqlat },
 };
 
 static int hexval(int c)

@@ -8,6 +8,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sqlite3.h>
+#include <stdint.h>
+
+#include "server/stats.h"
+
+struct ssd_store;
+struct ssd_ratelimit;
 
 struct server_options {
 	const char *listen;         /* ADDR:PORT, [ADDR6]:PORT */
@@ -20,9 +26,14 @@ struct server_options {
 	unsigned threads;           /* HTTP worker threads; 0 = number of cores */
 	unsigned max_connections;   /* concurrent connections held */
 	unsigned conn_timeout_s;    /* idle connection timeout */
+	int64_t retain_ms[3];       /* retention of raw, 1-minute and 1-hour data */
 	const char *tls_cert;       /* PEM certificate (chain) file: serve HTTPS; NULL: plain HTTP */
 	const char *tls_key;        /* PEM private key file for tls_cert */
 };
+
+struct ingest;
+struct rollup;
+struct store_pool;
 
 struct server {
 	struct server_options opt;
@@ -31,8 +42,14 @@ struct server {
 	struct MHD_Daemon *mhd;
 	int listen_fd;
 	unsigned short port;        /* the port actually bound (for :0) */
+	struct stats stats;         /* ingest counters for /metrics */
+	struct ingest *ingest;      /* the report writer (server/ingest.c) */
+	struct rollup *rollup;      /* rollups and retention (server/rollup.c) */
+	struct store_pool *readers; /* query connections (server/store_pool.c) */
 	char *tls_cert_pem;         /* contents of opt.tls_cert/tls_key, alive while serving */
 	char *tls_key_pem;
+	struct ssd_store *ssd_store;         /* the SSD model database (ssd_store.h) */
+	struct ssd_ratelimit *ssd_ratelimit; /* per-address budget under --open-submissions */
 };
 
 #endif /* SCHEDIO_SERVER_H */

@@ -23,6 +23,9 @@ EXPECTED = {
 CONFFILES = {"schedio-agent": "/etc/schedio/agent.conf", "schedio-server": "/etc/schedio/server.env"}
 
 
+MULTIARCH = subprocess.run(["gcc", "-print-multiarch"], capture_output=True, text=True).stdout.strip()
+
+
 class PackagesTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -81,7 +84,10 @@ class PackagesTest(unittest.TestCase):
                     continue
                 dyn = harness.run(["readelf", "-d", os.path.join(root, p)]).stdout
                 for lib in re.findall(r"\(NEEDED\).*\[(.+?)\]", dyn):
-                    owner = harness.run(["dpkg", "-S", "*/" + lib]).stdout.split(":")[0]
+                    # the copy in this architecture's library folder, not e.g. /lib32
+                    lines = harness.run(["dpkg", "-S", "*/" + lib]).stdout.splitlines()
+                    native = [l for l in lines if f"/{MULTIARCH}/" in l] or lines
+                    owner = native[0].split(":")[0] if native else ""
                     self.assertTrue(owner, f"no package owns {lib}")
                     self.assertIn(owner, depends, f"{pkg}: {p} links {lib} from {owner}, not in Depends")
 

@@ -1,0 +1,156 @@
+/* cmd_apply.c - `schedio apply [--dry-run]`: for every disk of this host
+ * the SSD database has a recommendation for, write io.cost.model and then
+ * io.cost.qos in the cgroup2 root (the model first, so iocost is never
+ * enabled with a stale model). --dry-run prints what would be written.
+ * Disks the database does not know are listed and left alone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/command.h"
+#include "cli/ssd_client.h"
+#include "cli/ssd_disks.h"
+#include "common/cli.h"
+
+static int write_line(const char *dir, const char *file, const char *line, size_t len)
+{
+	char path[4096];
+	ssize_t n;
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* cgroup files take one configuration per write; the kernel parses it whole */
+	n = write(fd, line, len);
+	if (n < 0)
+		rc = -errno;
+	else if ((size_t)n != len)
+		rc = -EIO;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/* Applies (or prints) one disk's configuration; returns 0, 1 on failure, 2 when unknown. */
+static int apply_disk(const struct ssd_client *c, const struct ssd_disk *d, const char *solution,
+		      const char *cgroot, int dry_run)
+{
+	char path[2048], m[800], s[200], msg[600], *nl;
+	struct http_result res;
+	int rc = 1, err;
+
+	snprintf(path, sizeof(path), "/api/v1/ssd/models/%s/config?dev=%s%s%s", ssd_client_escape(d->model, m, sizeof(m)),
+		 d->dev, solution ? "&solution=" : "", solution ? ssd_client_escape(solution, s, sizeof(s)) : "");
+	if (http_client_request_header(c->server, "GET", path, c->token, NULL, 0, NULL, "X-Schedio-Solution", &res) <
+	    0) {
+		fprintf(stderr, "schedio apply: %s\n", res.error);
+		goto out;
+	}
+	if (res.status == 404) {
+		printf("%s %s (%s, firmware %s): no recommendation in the database\n", d->name, d->dev, d->model,
+		       *d->fwrev ? d->fwrev : "?");
+		rc = 2;
+		goto out;
+	}
+	nl = res.status == 200 ? strchr(res.body, '\n') : NULL;
+	if (!nl || !strchr(nl + 1, '\n')) {
+		fprintf(stderr, "schedio apply: %s: %s\n", d->name, ssd_client_error(&res, msg, sizeof(msg)));
+		goto out;
+	}
+	printf("%s %s (%s, firmware %s): solution %s\n", d->name, d->dev, d->model, *d->fwrev ? d->fwrev : "?",
+	       res.header_value);
+	printf("  %s %s/io.cost.model: %.*s\n", dry_run ? "would write" : "writing", cgroot, (int)(nl - res.body),
+	       res.body);
+	printf("  %s %s/io.cost.qos: %.*s\n", dry_run ? "would write" : "writing", cgroot,
+	       (int)(strchr(nl + 1, '\n') - nl - 1), nl + 1);
+	if (dry_run) {
+		rc = 0;
+		goto out;
+	}
+	err = write_line(cgroot, "io.cost.model", res.body, (size_t)(nl + 1 - res.body));
+	if (!err)
+		err = write_line(cgroot, "io.cost.qos", nl + 1, strlen(nl + 1));
+	if (err) {
+		fprintf(stderr, "schedio apply: %s: cannot write io.cost in %s: %s\n", d->name, cgroot, strerror(-err));
+		goto out;
+	}
+	rc = 0;
+out:
+	http_result_free(&res);
+	return rc;
+}
+
+int cmd_apply(int argc, char **argv)
+{
+	enum { O_DRY = 2000, O_SOLUTION, O_SYSFS, O_CGROUP };
+	static const struct option opts[] = {
+		SSD_CLIENT_OPTIONS,
+		{ "dry-run", no_argument, NULL, O_DRY },
+		{ "solution", required_argument, NULL, O_SOLUTION },
+		{ "sysfs-root", required_argument, NULL, O_SYSFS },
+		{ "cgroup-root", required_argument, NULL, O_CGROUP },
+		{ 0 },
+	};
+	const char *solution = NULL, *sysfs = "/sys", *cgroot = NULL;
+	char found[4096];
+	struct ssd_disk *disks = NULL;
+	struct ssd_client c;
+	size_t n = 0;
+	int opt, dry_run = 0, failed = 0, rc;
+
+	ssd_client_init(&c);
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (ssd_client_option(&c, opt, optarg))
+			continue;
+		switch (opt) {
+		case O_DRY:
+			dry_run = 1;
+			break;
+		case O_SOLUTION:
+			solution = optarg;
+			break;
+		case O_SYSFS:
+			sysfs = optarg;
+			break;
+		case O_CGROUP:
+			cgroot = optarg;
+			break;
+		case 'h':
+			printf("Usage: schedio apply [--dry-run] [--server URL] [--solution S]\n"
+			       "                     [--sysfs-root DIR] [--cgroup-root DIR]\n\n"
+			       "Writes the recommended io.cost.model and io.cost.qos for every disk of this host\n"
+			       "the SSD database knows, in the cgroup2 root (from /proc/self/mounts unless\n"
+			       "--cgroup-root). --dry-run prints what it would write. --sysfs-root replaces /sys.\n");
+			return 0;
+		default:
+			cli_bad_option("schedio apply", argc, argv);
+		}
+	}
+	if (optind < argc)
+		cli_usage_error("schedio apply", "unexpected argument '%s'", argv[optind]);
+	if (!cgroot) {
+		rc = ssd_disks_cgroup2_root("/proc/self/mounts", found, sizeof(found));
+		if (rc < 0 && !dry_run) {
+			fprintf(stderr, "schedio apply: no cgroup2 mount found in /proc/self/mounts\n");
+			return 1;
+		}
+		cgroot = rc < 0 ? "(no cgroup2 mount)" : found;
+	}
+	rc = ssd_disks_list(sysfs, &disks, &n);
+	if (rc < 0) {
+		fprintf(stderr, "schedio apply: cannot list disks in %s/block: %s\n", sysfs, strerror(-rc));
+		return 1;
+	}
+	if (n == 0)
+		printf("no disks with a model name found in %s/block\n", sysfs);
+	for (size_t i = 0; i < n; i++)
+		failed |= apply_disk(&c, &disks[i], solution, cgroot, dry_run) == 1;
+	free(disks);
+	return failed;
+}

@@ -1,0 +1,218 @@
+/* runqlat_set.c - see runqlat_set.h. The encoding: a version varint, the
+ * series count, then per series kind, key, count, sum, max and the non-zero
+ * buckets as (index gap, count) varint pairs. A realistic histogram of ~60
+ * non-zero buckets takes about 2-3 bytes per bucket this way. */
+#include "server/runqlat_set.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RQ_BLOB_VERSION 1
+
+struct rq_hist *rq_set_get(struct rq_set *s, uint8_t kind, const char *key, size_t keylen)
+{
+	struct rq_hist *h;
+
+	for (size_t i = 0; i < s->n; i++) {
+		h = s->v[i];
+		if (h->kind == kind && strlen(h->key) == keylen && memcmp(h->key, key, keylen) == 0)
+			return h;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		struct rq_hist **nv = realloc(s->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		s->v = nv;
+		s->cap = cap;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->key = strndup(key, keylen);
+	if (!h->key) {
+		free(h);
+		return NULL;
+	}
+	h->kind = kind;
+	s->v[s->n++] = h;
+	return h;
+}
+
+void rq_hist_add(struct rq_hist *dst, const struct rq_hist *src)
+{
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	for (uint32_t i = 0; i < HIST_BUCKETS; i++)
+		dst->buckets[i] += src->buckets[i];
+}
+
+void rq_encode_begin(struct blob *out, size_t nseries)
+{
+	blob_put_u64(out, RQ_BLOB_VERSION);
+	blob_put_u64(out, nseries);
+}
+
+void rq_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count, uint64_t sum_ns,
+		      uint64_t max_ns, const uint16_t *idx, const uint64_t *cnt, size_t nb)
+{
+	int64_t prev = -1;
+
+	blob_put_u64(out, kind);
+	blob_put_str(out, key, keylen);
+	blob_put_u64(out, count);
+	blob_put_u64(out, sum_ns);
+	blob_put_u64(out, max_ns);
+	blob_put_u64(out, nb);
+	for (size_t i = 0; i < nb; i++) {
+		blob_put_u64(out, (uint64_t)(idx[i] - prev - 1));
+		blob_put_u64(out, cnt[i]);
+		prev = idx[i];
+	}
+}
+
+void rq_set_encode(const struct rq_set *s, struct blob *out)
+{
+	uint16_t idx[HIST_BUCKETS];
+	uint64_t cnt[HIST_BUCKETS];
+	size_t live = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		live += s->v[i]->count > 0 || hist_total(s->v[i]->buckets) > 0;
+	rq_encode_begin(out, live);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct rq_hist *h = s->v[i];
+		size_t nb = 0;
+
+		for (uint16_t b = 0; b < HIST_BUCKETS; b++)
+			if (h->buckets[b]) {
+				idx[nb] = b;
+				cnt[nb++] = h->buckets[b];
+			}
+		if (h->count == 0 && nb == 0)
+			continue;
+		rq_encode_series(out, h->kind, h->key, strlen(h->key), h->count, h->sum_ns, h->max_ns, idx, cnt, nb);
+	}
+}
+
+/* Walks a blob; for each wanted series, target(kind, key) says where to add it. */
+static int rq_walk(const void *p, size_t len, rq_filter_fn want, void *arg,
+		   struct rq_hist *(*target)(void *ctx, uint8_t kind, const char *key, size_t keylen), void *ctx)
+{
+	struct blob_reader r;
+	const uint8_t *plain;
+	uint8_t *scratch;
+	size_t plen;
+	uint64_t n;
+	int rc;
+
+	rc = blob_unpack(p, len, &plain, &plen, &scratch);
+	if (rc)
+		return rc;
+	blob_reader_init(&r, plain, plen);
+	if (blob_get_u64(&r) != RQ_BLOB_VERSION) {
+		free(scratch);
+		return -EINVAL;
+	}
+	n = blob_get_u64(&r);
+	for (uint64_t i = 0; i < n && !r.bad; i++) {
+		uint8_t kind = (uint8_t)blob_get_u64(&r);
+		size_t keylen;
+		const char *key = blob_get_str(&r, &keylen);
+		uint64_t count = blob_get_u64(&r), sum = blob_get_u64(&r), max = blob_get_u64(&r);
+		uint64_t nb = blob_get_u64(&r);
+		struct rq_hist *h = NULL;
+		int64_t idx = -1;
+
+		if (r.bad || nb > HIST_BUCKETS)
+			goto bad;
+		if (!want || want(kind, key, keylen, arg)) {
+			h = target(ctx, kind, key, keylen);
+			if (!h) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			h->count += count;
+			h->sum_ns += sum;
+			if (max > h->max_ns)
+				h->max_ns = max;
+		}
+		for (uint64_t b = 0; b < nb; b++) {
+			uint64_t gap = blob_get_u64(&r), c = blob_get_u64(&r);
+
+			if (r.bad || gap >= HIST_BUCKETS || idx + 1 + (int64_t)gap >= HIST_BUCKETS)
+				goto bad;
+			idx += 1 + (int64_t)gap;
+			if (h)
+				h->buckets[idx] += c;
+		}
+	}
+	rc = r.bad ? -EINVAL : 0;
+	goto out;
+bad:
+	rc = -EINVAL;
+out:
+	free(scratch);
+	return rc;
+}
+
+static struct rq_hist *target_set(void *ctx, uint8_t kind, const char *key, size_t keylen)
+{
+	return rq_set_get(ctx, kind, key, keylen);
+}
+
+static struct rq_hist *target_one(void *ctx, uint8_t kind, const char *key, size_t keylen)
+{
+	return ctx;
+}
+
+int rq_set_add_blob(struct rq_set *s, const void *p, size_t len, rq_filter_fn want, void *arg)
+{
+	return rq_walk(p, len, want, arg, target_set, s);
+}
+
+int rq_hist_add_blob(struct rq_hist *into, const void *p, size_t len, rq_filter_fn want, void *arg)
+{
+	return rq_walk(p, len, want, arg, target_one, into);
+}
+
+void rq_set_free(struct rq_set *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i]->key);
+		free(s->v[i]);
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+void rq_hist_to_json(const struct rq_hist *h, cJSON *obj, bool buckets)
+{
+	uint64_t total = hist_total(h->buckets);
+	cJSON *arr;
+
+	cJSON_AddNumberToObject(obj, "count", (double)(h->count ? h->count : total));
+	cJSON_AddNumberToObject(obj, "sum_ns", (double)h->sum_ns);
+	cJSON_AddNumberToObject(obj, "p50_ns", (double)hist_quantile(h->buckets, 0.50));
+	cJSON_AddNumberToObject(obj, "p90_ns", (double)hist_quantile(h->buckets, 0.90));
+	cJSON_AddNumberToObject(obj, "p99_ns", (double)hist_quantile(h->buckets, 0.99));
+	cJSON_AddNumberToObject(obj, "p999_ns", (double)hist_quantile(h->buckets, 0.999));
+	cJSON_AddNumberToObject(obj, "max_ns", (double)h->max_ns);
+	if (!buckets)
+		return;
+	arr = cJSON_AddArrayToObject(obj, "buckets");
+	for (uint32_t i = 0; arr && i < HIST_BUCKETS; i++) {
+		cJSON *pair;
+
+		if (!h->buckets[i])
+			continue;
+		pair = cJSON_CreateArray();
+		cJSON_AddItemToArray(pair, cJSON_CreateNumber(i));
+		cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)h->buckets[i]));
+		cJSON_AddItemToArray(arr, pair);
+	}
+}

@@ -1,0 +1,54 @@
+/* runqlat_set.h - runqueue latency histograms as the server stores them: a
+ * set of named histograms (the whole host, each cgroup, each CPU) encoded
+ * sparse with varint deltas in one blob per report or rollup row. Sets merge
+ * by adding buckets, which is all a rollup or a fleet query does. */
+#ifndef SCHEDIO_SERVER_RUNQLAT_SET_H
+#define SCHEDIO_SERVER_RUNQLAT_SET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "common/hist.h"
+#include "server/blob.h"
+
+enum rq_kind { RQ_HOST = 0, RQ_CGROUP = 1, RQ_CPU = 2 };
+
+struct rq_hist {
+	uint8_t kind;
+	char *key;                      /* cgroup path or CPU number as text; "" for the host */
+	uint64_t count, sum_ns, max_ns;
+	uint64_t buckets[HIST_BUCKETS]; /* dense while in memory */
+};
+
+struct rq_set {
+	struct rq_hist **v;
+	size_t n, cap;
+};
+
+/* Selects series while decoding: true to take (kind, key[keylen]). */
+typedef bool (*rq_filter_fn)(uint8_t kind, const char *key, size_t keylen, void *arg);
+
+/* The series (kind, key) of s, added zeroed if absent; NULL when out of memory. */
+struct rq_hist *rq_set_get(struct rq_set *s, uint8_t kind, const char *key, size_t keylen);
+/* Adds src into dst (counts, sums and buckets; max of maxima). */
+void rq_hist_add(struct rq_hist *dst, const struct rq_hist *src);
+/* Starts a blob of nseries series (each then added with rq_encode_series). */
+void rq_encode_begin(struct blob *out, size_t nseries);
+/* Appends one series with its non-zero buckets idx[i] (ascending) holding cnt[i]. */
+void rq_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count, uint64_t sum_ns,
+		      uint64_t max_ns, const uint16_t *idx, const uint64_t *cnt, size_t nb);
+/* Encodes the set's non-empty series into out. */
+void rq_set_encode(const struct rq_set *s, struct blob *out);
+/* Decodes a blob and adds each series that want accepts (all when NULL) into s under
+ * its own key; returns 0, -EINVAL for a corrupt blob, -ENOMEM. */
+int rq_set_add_blob(struct rq_set *s, const void *p, size_t len, rq_filter_fn want, void *arg);
+/* Decodes a blob and adds every series that want accepts into the one histogram into. */
+int rq_hist_add_blob(struct rq_hist *into, const void *p, size_t len, rq_filter_fn want, void *arg);
+/* Frees the series of s and empties it. */
+void rq_set_free(struct rq_set *s);
+/* Adds count, sum_ns, p50/p90/p99/p999_ns, max_ns (and with buckets, [[index, count]...]) to obj. */
+void rq_hist_to_json(const struct rq_hist *h, cJSON *obj, bool buckets);
+
+#endif /* SCHEDIO_SERVER_RUNQLAT_SET_H */

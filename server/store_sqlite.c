@@ -1,0 +1,435 @@
+/* store_sqlite.c - the SQLite backend of store.h: opening a handle with all
+ * its statements prepared once, the ingest transaction, and the rollup
+ * worker's writes. One handle is one connection and is used by one thread.
+ *
+ * A batch of reports is one transaction (one WAL fsync with synchronous=FULL)
+ * and each report inside it a savepoint, so a report that fails to store
+ * takes nothing of itself or its neighbours into the commit.
+ */
+#include "server/store_sqlite.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROW_COLS "host_id, t, sched_group, kernel, host_hist, series, iocost"
+
+static const char *const sql[SQ_COUNT] = {
+	[SQ_BEGIN] = "BEGIN IMMEDIATE",
+	[SQ_COMMIT] = "COMMIT",
+	[SQ_ROLLBACK] = "ROLLBACK",
+	[SQ_SAVEPOINT] = "SAVEPOINT report",
+	[SQ_RELEASE] = "RELEASE report",
+	[SQ_ROLLBACK_TO] = "ROLLBACK TO report",
+	[SQ_HOST_ID] = "SELECT id FROM hosts WHERE machine_id = ?",
+	[SQ_HOST_INSERT] = "INSERT INTO hosts (machine_id, hostname, first_seen_ms, last_start_ms, last_end_ms) "
+			   "VALUES (?, ?, ?, -1, -1)",
+	[SQ_HOST_UPDATE] = "UPDATE hosts SET hostname = ?2, kernel = coalesce(?3, kernel), arch = coalesce(?4, arch), "
+			   "cpus = coalesce(?5, cpus), l3_json = coalesce(?6, l3_json), "
+			   "disks_json = coalesce(?7, disks_json), sched_state = coalesce(?8, sched_state), "
+			   "sched_ops = CASE WHEN ?8 IS NULL THEN sched_ops ELSE ?9 END, "
+			   "agent_version = coalesce(?10, agent_version), last_start_ms = ?11, last_end_ms = ?12 "
+			   "WHERE id = ?1 AND last_start_ms <= ?11",
+	[SQ_REPORT_INSERT] = "INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
+			     "host_hist, series, iocost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+			     "ON CONFLICT (host_id, seq) DO NOTHING",
+	[SQ_DIRTY_INSERT] = "INSERT OR IGNORE INTO rollup_dirty (host_id, t) VALUES (?, ?)",
+	[SQ_HOSTS_ALL] = "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
+			 "sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms FROM hosts "
+			 "ORDER BY hostname, machine_id",
+	[SQ_HOSTS_ONE] = "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
+			 "sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms FROM hosts "
+			 "WHERE machine_id = ?",
+	[SQ_REPORTS] = "SELECT seq, start_ms, end_ms FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
+		       "ORDER BY seq",
+	[SQ_SCAN_RAW_HOST] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms "
+			     "FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms",
+	[SQ_SCAN_RAW_ALL] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms "
+			    "FROM reports WHERE start_ms >= ? AND start_ms < ?",
+	[SQ_SCAN_ROLL_HOST] = "SELECT " ROW_COLS " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? AND t < ? "
+			      "ORDER BY t",
+	[SQ_SCAN_ROLL_ALL] = "SELECT " ROW_COLS " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
+	[SQ_LATEST] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms FROM reports "
+		      "WHERE host_id = ? ORDER BY start_ms DESC LIMIT 1",
+	[SQ_HOSTS_IN_RAW] = "SELECT DISTINCT host_id FROM reports WHERE start_ms >= ? AND start_ms < ?",
+	[SQ_HOSTS_IN_ROLL] = "SELECT DISTINCT host_id FROM rollups WHERE level = ? AND t >= ? AND t < ?",
+	[SQ_FLEET_SCAN] = "SELECT t, key, hosts, hist FROM fleet_rollups WHERE level = ? AND dim = ? AND t >= ? "
+			  "AND t < ? ORDER BY t",
+	[SQ_ROLLUP_PUT] = "INSERT OR REPLACE INTO rollups (level, " ROW_COLS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	[SQ_FLEET_PUT] = "INSERT OR REPLACE INTO fleet_rollups (level, t, dim, key, hosts, hist) VALUES (?, ?, ?, ?, ?, ?)",
+	[SQ_FLEET_DEL] = "DELETE FROM fleet_rollups WHERE level = ? AND t = ? AND dim = ? AND key = ?",
+	[SQ_DIRTY_SELECT] = "SELECT host_id, t FROM rollup_dirty ORDER BY t LIMIT ?",
+	[SQ_DIRTY_DELETE] = "DELETE FROM rollup_dirty WHERE host_id = ? AND t = ?",
+	[SQ_EXPIRE_RAW] = "DELETE FROM reports WHERE rowid IN (SELECT rowid FROM reports WHERE start_ms < ? LIMIT ?)",
+	[SQ_EXPIRE_ROLL] = "DELETE FROM rollups WHERE rowid IN (SELECT rowid FROM rollups WHERE level = ? AND t < ? "
+			   "LIMIT ?)",
+	[SQ_EXPIRE_FLEET] = "DELETE FROM fleet_rollups WHERE level = ? AND t < ?",
+	[SQ_META_GET] = "SELECT value FROM server_meta WHERE key = ?",
+	[SQ_META_PUT] = "INSERT OR REPLACE INTO server_meta (key, value) VALUES (?, ?)",
+	[SQ_PAGES] = "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size",
+};
+
+sqlite3_stmt *sq_stmt(struct sq_store *s, enum sq_stmt which)
+{
+	sqlite3_stmt *st = s->st[which];
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return st;
+}
+
+static int exec1(struct sq_store *s, enum sq_stmt which)
+{
+	sqlite3_stmt *st = sq_stmt(s, which);
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_blob(sqlite3_stmt *st, int i, const void *p, size_t len, bool present)
+{
+	if (present)
+		sqlite3_bind_blob64(st, i, p ? p : "", len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int host_id(struct sq_store *s, const struct report *r, int64_t now_ms, int64_t *id)
+{
+	sqlite3_stmt *st = sq_stmt(s, SQ_HOST_ID);
+	int rc;
+
+	sqlite3_bind_text(st, 1, r->machine_id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		return 0;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	st = sq_stmt(s, SQ_HOST_INSERT);
+	sqlite3_bind_text(st, 1, r->machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, r->hostname, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, now_ms);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	*id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+/* Stores one report inside the open transaction; the caller wraps it in a savepoint. */
+static int put_one(struct sq_store *s, const struct report *r, int64_t now_ms, int64_t minute_mark, int *result)
+{
+	sqlite3_stmt *st;
+	int64_t id;
+
+	if (host_id(s, r, now_ms, &id))
+		return -1;
+	st = sq_stmt(s, SQ_REPORT_INSERT);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, (int64_t)r->seq);
+	sqlite3_bind_int64(st, 3, r->start_ms);
+	sqlite3_bind_int64(st, 4, r->end_ms);
+	sqlite3_bind_int64(st, 5, now_ms);
+	sqlite3_bind_text(st, 6, r->sched_group, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, r->kernel ? r->kernel : "", -1, SQLITE_STATIC);
+	bind_blob(st, 8, r->host_hist.p, r->host_hist.len, r->has_runqlat);
+	bind_blob(st, 9, r->series.p, r->series.len, r->has_runqlat);
+	bind_blob(st, 10, r->iocost.p, r->iocost.len, r->has_iocost);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return -1;
+	if (sqlite3_changes(s->db) == 0) {
+		*result = STORE_DUPLICATE;
+		return 0;
+	}
+	st = sq_stmt(s, SQ_HOST_UPDATE);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, r->hostname, -1, SQLITE_STATIC);
+	bind_text(st, 3, r->kernel);
+	bind_text(st, 4, r->arch);
+	if (r->cpus)
+		sqlite3_bind_int64(st, 5, r->cpus);
+	bind_text(st, 6, r->l3_json);
+	bind_text(st, 7, r->disks_json);
+	bind_text(st, 8, r->sched_state);
+	bind_text(st, 9, r->sched_ops);
+	bind_text(st, 10, r->agent_version);
+	sqlite3_bind_int64(st, 11, r->start_ms);
+	sqlite3_bind_int64(st, 12, r->end_ms);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return -1;
+	if (r->start_ms - r->start_ms % STORE_MINUTE_MS < minute_mark) {
+		st = sq_stmt(s, SQ_DIRTY_INSERT);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, r->start_ms - r->start_ms % STORE_MINUTE_MS);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return -1;
+	}
+	*result = STORE_STORED;
+	return 0;
+}
+
+static int sq_put_reports(struct store *base, struct report *const *reps, size_t n, int *results, int64_t now_ms,
+			  int64_t minute_mark)
+{
+	struct sq_store *s = (struct sq_store *)base;
+
+	if (exec1(s, SQ_BEGIN))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		results[i] = STORE_FAILED;
+		if (exec1(s, SQ_SAVEPOINT))
+			goto fail;
+		if (put_one(s, reps[i], now_ms, minute_mark, &results[i])) {
+			results[i] = STORE_FAILED;
+			exec1(s, SQ_ROLLBACK_TO);
+		}
+		if (exec1(s, SQ_RELEASE))
+			goto fail;
+	}
+	if (exec1(s, SQ_COMMIT))
+		goto fail;
+	return 0;
+fail:
+	exec1(s, SQ_ROLLBACK);
+	for (size_t i = 0; i < n; i++)
+		results[i] = STORE_FAILED;
+	return -1;
+}
+
+static int sq_begin(struct store *base)
+{
+	return exec1((struct sq_store *)base, SQ_BEGIN);
+}
+
+static int sq_commit(struct store *base)
+{
+	return exec1((struct sq_store *)base, SQ_COMMIT);
+}
+
+static void sq_rollback(struct store *base)
+{
+	exec1((struct sq_store *)base, SQ_ROLLBACK);
+}
+
+static int sq_rollup_put(struct store *base, enum store_level lv, const struct store_row *r)
+{
+	struct sq_store *s = (struct sq_store *)base;
+	sqlite3_stmt *st = sq_stmt(s, SQ_ROLLUP_PUT);
+	int rc;
+
+	sqlite3_bind_int(st, 1, lv);
+	sqlite3_bind_int64(st, 2, r->host_id);
+	sqlite3_bind_int64(st, 3, r->t);
+	sqlite3_bind_text(st, 4, r->sched_group, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, r->kernel, -1, SQLITE_STATIC);
+	bind_blob(st, 6, r->host_hist, r->host_hist_len, r->host_hist != NULL);
+	bind_blob(st, 7, r->series, r->series_len, r->series != NULL);
+	bind_blob(st, 8, r->iocost, r->iocost_len, r->iocost != NULL);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int sq_fleet_put(struct store *base, enum store_level lv, int64_t t, const char *dim, const char *key,
+			int64_t hosts, const struct blob *hist)
+{
+	struct sq_store *s = (struct sq_store *)base;
+	sqlite3_stmt *st = sq_stmt(s, hist && hist->len ? SQ_FLEET_PUT : SQ_FLEET_DEL);
+	int rc;
+
+	sqlite3_bind_int(st, 1, lv);
+	sqlite3_bind_int64(st, 2, t);
+	sqlite3_bind_text(st, 3, dim, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, key, -1, SQLITE_STATIC);
+	if (hist && hist->len) {
+		sqlite3_bind_int64(st, 5, hosts);
+		sqlite3_bind_blob64(st, 6, hist->p, hist->len, SQLITE_STATIC);
+	}
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int sq_dirty_take(struct store *base, int max, store_id_fn fn, void *arg)
+{
+	struct sq_store *s = (struct sq_store *)base;
+	sqlite3_stmt *st = sq_stmt(s, SQ_DIRTY_SELECT), *del;
+	int64_t (*ids)[2] = calloc((size_t)max, sizeof(*ids));
+	int n = 0, rc = 0;
+
+	if (!ids)
+		return -1;
+	sqlite3_bind_int(st, 1, max);
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ids[n][0] = sqlite3_column_int64(st, 0);
+		ids[n][1] = sqlite3_column_int64(st, 1);
+		n++;
+	}
+	sqlite3_reset(st);
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+	for (int i = 0; i < n && rc == 0; i++) {
+		del = sq_stmt(s, SQ_DIRTY_DELETE);
+		sqlite3_bind_int64(del, 1, ids[i][0]);
+		sqlite3_bind_int64(del, 2, ids[i][1]);
+		rc = sqlite3_step(del) == SQLITE_DONE ? 0 : -1;
+		sqlite3_reset(del);
+		if (rc == 0)
+			rc = fn(arg, ids[i][0], ids[i][1]);
+	}
+	free(ids);
+	return rc < 0 ? -1 : n;
+}
+
+static int sq_expire(struct store *base, enum store_level lv, int64_t before_ms, int max)
+{
+	struct sq_store *s = (struct sq_store *)base;
+	sqlite3_stmt *st;
+	int rc, n;
+
+	if (lv == STORE_RAW) {
+		st = sq_stmt(s, SQ_EXPIRE_RAW);
+		sqlite3_bind_int64(st, 1, before_ms);
+		sqlite3_bind_int(st, 2, max);
+	} else {
+		st = sq_stmt(s, SQ_EXPIRE_ROLL);
+		sqlite3_bind_int(st, 1, lv);
+		sqlite3_bind_int64(st, 2, before_ms);
+		sqlite3_bind_int(st, 3, max);
+	}
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	n = sqlite3_changes(s->db);
+	if (lv != STORE_RAW) {
+		st = sq_stmt(s, SQ_EXPIRE_FLEET);
+		sqlite3_bind_int(st, 1, lv);
+		sqlite3_bind_int64(st, 2, before_ms);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
+	return n;
+}
+
+static int sq_meta_get(struct store *base, const char *key, int64_t *v)
+{
+	struct sq_store *s = (struct sq_store *)base;
+	sqlite3_stmt *st = sq_stmt(s, SQ_META_GET);
+	int rc;
+
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = strtoll((const char *)sqlite3_column_text(st, 0), NULL, 10);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+static int sq_meta_put(struct store *base, const char *key, int64_t v)
+{
+	struct sq_store *s = (struct sq_store *)base;
+	sqlite3_stmt *st = sq_stmt(s, SQ_META_PUT);
+	char buf[32];
+	int rc;
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, buf, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int64_t sq_size_bytes(struct store *base)
+{
+	struct sq_store *s = (struct sq_store *)base;
+	sqlite3_stmt *st = sq_stmt(s, SQ_PAGES);
+	int64_t v = -1;
+
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return v;
+}
+
+static const char *sq_errmsg(struct store *base)
+{
+	return sqlite3_errmsg(((struct sq_store *)base)->db);
+}
+
+static void sq_close(struct store *base)
+{
+	struct sq_store *s = (struct sq_store *)base;
+
+	if (!s)
+		return;
+	for (int i = 0; i < SQ_COUNT; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+static const struct store_ops sq_ops = {
+	.put_reports = sq_put_reports,
+	.hosts = sq_hosts,
+	.reports = sq_reports,
+	.scan = sq_scan,
+	.latest = sq_latest,
+	.hosts_in = sq_hosts_in,
+	.fleet_scan = sq_fleet_scan,
+	.begin = sq_begin,
+	.commit = sq_commit,
+	.rollback = sq_rollback,
+	.rollup_put = sq_rollup_put,
+	.fleet_put = sq_fleet_put,
+	.dirty_take = sq_dirty_take,
+	.expire = sq_expire,
+	.meta_get = sq_meta_get,
+	.meta_put = sq_meta_put,
+	.size_bytes = sq_size_bytes,
+	.errmsg = sq_errmsg,
+	.close = sq_close,
+};
+
+struct store *store_sqlite_open(const char *path, char *err, size_t errlen)
+{
+	struct sq_store *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->base.ops = &sq_ops;
+	/* NOMUTEX: a handle belongs to one thread; WAL lets readers run beside the writer. */
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_busy_timeout(s->db, 10000);
+	sqlite3_extended_result_codes(s->db, 1);
+	if (sqlite3_exec(s->db, "PRAGMA synchronous=FULL; PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY", NULL,
+			 NULL, NULL) != SQLITE_OK)
+		goto fail;
+	for (int i = 0; i < SQ_COUNT; i++)
+		if (sqlite3_prepare_v3(s->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK)
+			goto fail;
+	return &s->base;
+fail:
+	snprintf(err, errlen, "cannot open store %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	sq_close(&s->base);
+	return NULL;
+}

@@ -1,0 +1,282 @@
+/* loadgen.c - a load generator for schedio-server's ingest and query API
+ * (libcurl multi, one thread), for tests/bench/run.sh.
+ *
+ * Ingest: realistic reports (20 cgroups of ~60 non-zero buckets, 2 CPUs, 2
+ * disks with 20 iocost cgroup rows) from --hosts simulated hosts at an
+ * open-loop --rate: request i is due at t0 + i/rate, and its latency is
+ * measured from when it was due, so a slow server cannot hide its queueing
+ * (no coordinated omission). A body is a per-request head (seq, host,
+ * interval) followed by one of a few pre-built tails, so generating load
+ * costs almost nothing next to the server's work.
+ * Burst: --burst N opens N connections at once and keeps them, sending
+ * rounds of N simultaneous reports (the "held connections" check).
+ * Query: --get PATH --repeat N times one GET sequentially.
+ * Prints one line of figures; exits non-zero if any request failed.
+ */
+#include <curl/curl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "bench_report.h"
+
+#define TAILS 16
+
+struct opts {
+	const char *url, *token, *get;
+	unsigned hosts, rate, duration_s, concurrency, burst, rounds, repeat;
+	const char *host_prefix;
+	long long start_ms, interval_ms;
+};
+
+struct req {
+	CURL *easy;
+	char *body;
+	size_t len;
+	double due;
+	long status;
+	struct curl_slist *hdr;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static size_t discard(char *p, size_t s, size_t n, void *u)
+{
+	return s * n;
+}
+
+static char *tails[TAILS];
+
+static void make_body(struct req *r, const struct opts *o, unsigned host, unsigned long long seq)
+{
+	free(r->body);
+	r->body = bench_body(o->host_prefix, host, seq, o->start_ms + (long long)(seq - 1) * o->interval_ms,
+			     o->interval_ms, tails[(host + seq) % TAILS], &r->len);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, size_t n, double q)
+{
+	if (!n)
+		return 0;
+	return v[(size_t)(q * (double)(n - 1) + 0.5)];
+}
+
+static struct curl_slist *headers(const struct opts *o)
+{
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	char auth[600];
+
+	h = curl_slist_append(h, "Expect:");
+	if (o->token) {
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", o->token);
+		h = curl_slist_append(h, auth);
+	}
+	return h;
+}
+
+static void setup_post(struct req *r, const struct opts *o, struct curl_slist *hdr, const char *url)
+{
+	if (!r->easy) {
+		r->easy = curl_easy_init();
+		curl_easy_setopt(r->easy, CURLOPT_URL, url);
+		curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER, hdr);
+		curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, discard);
+		curl_easy_setopt(r->easy, CURLOPT_PRIVATE, r);
+		curl_easy_setopt(r->easy, CURLOPT_TIMEOUT, 60L);
+		curl_easy_setopt(r->easy, CURLOPT_TCP_NODELAY, 1L);
+	}
+	curl_easy_setopt(r->easy, CURLOPT_POSTFIELDS, r->body);
+	curl_easy_setopt(r->easy, CURLOPT_POSTFIELDSIZE, (long)r->len);
+}
+
+/* Open-loop ingest at o->rate for o->duration_s (or rounds of o->burst at once). */
+static int run_ingest(const struct opts *o)
+{
+	char url[1024];
+	CURLM *multi = curl_multi_init();
+	struct curl_slist *hdr = headers(o);
+	unsigned slots = o->burst ? o->burst : o->concurrency;
+	struct req *reqs = calloc(slots, sizeof(*reqs)), **idle = calloc(slots, sizeof(*idle));
+	unsigned long long total = o->burst ? (unsigned long long)o->burst * o->rounds
+					    : (unsigned long long)o->rate * o->duration_s;
+	unsigned long long sent = 0, done = 0, errors = 0, *seqs = calloc(o->hosts, sizeof(*seqs));
+	double *lat = calloc(total, sizeof(*lat)), t0, end;
+	size_t nidle = slots;
+	int running = 0;
+	long statuses[600] = { 0 };
+
+	snprintf(url, sizeof(url), "%s/api/v1/reports", o->url);
+	for (unsigned i = 0; i < slots; i++)
+		idle[i] = &reqs[i];
+	curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)slots);
+	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)slots);
+	t0 = now_s();
+	while (done < total) {
+		double now = now_s();
+		CURLMsg *m;
+		int left;
+
+		while (sent < total && nidle > 0) {
+			double due = o->burst ? now : t0 + (double)sent / o->rate;
+			struct req *r;
+			unsigned host;
+
+			if (o->burst && sent % o->burst == 0 && sent > done)
+				break; /* a round starts when the previous one has finished */
+			if (!o->burst && due > now)
+				break;
+			r = idle[--nidle];
+			host = (unsigned)(sent % o->hosts);
+			make_body(r, o, host, ++seqs[host]);
+			setup_post(r, o, hdr, url);
+			r->due = due;
+			curl_multi_add_handle(multi, r->easy);
+			sent++;
+		}
+		curl_multi_perform(multi, &running);
+		while ((m = curl_multi_info_read(multi, &left))) {
+			struct req *r;
+
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+			curl_easy_getinfo(m->easy_handle, CURLINFO_RESPONSE_CODE, &r->status);
+			if (m->data.result != CURLE_OK || r->status != 200) {
+				errors++;
+				if (errors <= 5)
+					fprintf(stderr, "loadgen: request failed: %s (HTTP %ld)\n",
+						curl_easy_strerror(m->data.result), r->status);
+			}
+			statuses[r->status >= 0 && r->status < 600 ? r->status : 0]++;
+			lat[done++] = now_s() - r->due;
+			curl_multi_remove_handle(multi, m->easy_handle);
+			idle[nidle++] = r;
+		}
+		curl_multi_poll(multi, NULL, 0, o->burst ? 100 : 1, NULL);
+	}
+	end = now_s();
+	qsort(lat, done, sizeof(*lat), cmp_d);
+	printf("reports=%llu errors=%llu seconds=%.2f rate=%.0f/s latency_ms p50=%.2f p90=%.2f p99=%.2f max=%.2f%s\n",
+	       done, errors, end - t0, (double)done / (end - t0), pct(lat, done, 0.5) * 1e3, pct(lat, done, 0.9) * 1e3,
+	       pct(lat, done, 0.99) * 1e3, done ? lat[done - 1] * 1e3 : 0, o->burst ? " (burst)" : "");
+	for (unsigned i = 0; i < slots; i++) {
+		if (reqs[i].easy)
+			curl_easy_cleanup(reqs[i].easy);
+		free(reqs[i].body);
+	}
+	curl_multi_cleanup(multi);
+	curl_slist_free_all(hdr);
+	free(reqs);
+	free(idle);
+	free(seqs);
+	free(lat);
+	return errors ? 1 : 0;
+}
+
+static int run_get(const struct opts *o)
+{
+	char url[2048];
+	CURL *c = curl_easy_init();
+	double *lat = calloc(o->repeat, sizeof(*lat));
+	unsigned errors = 0;
+	long status = 0;
+
+	snprintf(url, sizeof(url), "%s%s", o->url, o->get);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	for (unsigned i = 0; i < o->repeat; i++) {
+		double t = now_s();
+		CURLcode rc = curl_easy_perform(c);
+
+		lat[i] = now_s() - t;
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		if (rc != CURLE_OK || status != 200)
+			errors++;
+	}
+	qsort(lat, o->repeat, sizeof(*lat), cmp_d);
+	printf("get=%s repeat=%u errors=%u latency_ms median=%.2f p90=%.2f max=%.2f\n", o->get, o->repeat, errors,
+	       pct(lat, o->repeat, 0.5) * 1e3, pct(lat, o->repeat, 0.9) * 1e3, lat[o->repeat - 1] * 1e3);
+	curl_easy_cleanup(c);
+	free(lat);
+	return errors ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "url", required_argument, NULL, 'u' },      { "token", required_argument, NULL, 't' },
+		{ "hosts", required_argument, NULL, 'H' },    { "rate", required_argument, NULL, 'r' },
+		{ "duration", required_argument, NULL, 'd' }, { "concurrency", required_argument, NULL, 'c' },
+		{ "burst", required_argument, NULL, 'b' },    { "rounds", required_argument, NULL, 'R' },
+		{ "get", required_argument, NULL, 'g' },      { "repeat", required_argument, NULL, 'n' },
+		{ "start-ms", required_argument, NULL, 's' }, { "interval-ms", required_argument, NULL, 'i' },
+		{ "host-prefix", required_argument, NULL, 'p' }, { 0 },
+	};
+	struct opts o = { .url = "http://127.0.0.1:8080", .hosts = 20000, .rate = 2000, .duration_s = 10,
+			  .concurrency = 256, .rounds = 3, .repeat = 10, .interval_ms = 10000,
+			  .host_prefix = "bench" };
+	struct rlimit rl;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'u': o.url = optarg; break;
+		case 't': o.token = optarg; break;
+		case 'H': o.hosts = (unsigned)atoi(optarg); break;
+		case 'r': o.rate = (unsigned)atoi(optarg); break;
+		case 'd': o.duration_s = (unsigned)atoi(optarg); break;
+		case 'c': o.concurrency = (unsigned)atoi(optarg); break;
+		case 'b': o.burst = (unsigned)atoi(optarg); break;
+		case 'R': o.rounds = (unsigned)atoi(optarg); break;
+		case 'g': o.get = optarg; break;
+		case 'n': o.repeat = (unsigned)atoi(optarg); break;
+		case 's': o.start_ms = atoll(optarg); break;
+		case 'i': o.interval_ms = atoll(optarg); break;
+		case 'p': o.host_prefix = optarg; break;
+		default:
+			fprintf(stderr, "usage: loadgen --url URL [--rate N --duration S --hosts N --concurrency N | "
+					"--burst N --rounds N | --get PATH --repeat N]\n");
+			return 2;
+		}
+	}
+	if (!o.hosts || !o.rate || !o.concurrency || !o.repeat) {
+		fprintf(stderr, "loadgen: counts must be positive\n");
+		return 2;
+	}
+	/* Held connections need a descriptor each. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (!o.start_ms) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		o.start_ms = (long long)ts.tv_sec * 1000 - o.interval_ms;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	for (int i = 0; i < TAILS; i++)
+		tails[i] = bench_tail();
+	rc = o.get ? run_get(&o) : run_ingest(&o);
+	for (int i = 0; i < TAILS; i++)
+		free(tails[i]);
+	curl_global_cleanup();
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* fuzz_server_report.c - libFuzzer target for everything the server parses
+ * out of an agent report: the JSON report itself (report_parse, with its
+ * arena allocator), the blobs it encodes (decoded back and merged, as the
+ * rollups and queries do), and the raw bytes as a stored blob (a corrupt
+ * database row must decode to an error, never a crash). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/iocost_set.h"
+#include "server/report.h"
+#include "server/runqlat_set.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct report rep;
+	struct rq_set rs = { 0 };
+	struct io_set io = { 0 };
+	char err[512], *body = malloc(size + 1);
+
+	if (!body)
+		return 0;
+	memcpy(body, data, size);
+	body[size] = '\0';
+	if (report_parse(body, size, &rep, err, sizeof(err)) == 0) {
+		if (rep.has_runqlat && (rq_set_add_blob(&rs, rep.series.p, rep.series.len, NULL, NULL) ||
+					rq_set_add_blob(&rs, rep.host_hist.p, rep.host_hist.len, NULL, NULL)))
+			abort(); /* what we encode must decode */
+		if (rep.has_iocost && io_set_add_blob(&io, rep.iocost.p, rep.iocost.len))
+			abort();
+	}
+	report_free(&rep);
+	rq_set_add_blob(&rs, data, size, NULL, NULL);
+	io_set_add_blob(&io, data, size);
+	rq_set_free(&rs);
+	io_set_free(&io);
+	free(body);
+	return 0;
+}

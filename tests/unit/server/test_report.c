@@ -1,0 +1,108 @@
+/* test_report.c - report checking (server/report.c): a valid report becomes
+ * blobs that decode to what was sent; each kind of bad input is refused with
+ * the right status and a message naming the field or the limit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "server/iocost_set.h"
+#include "server/report.h"
+#include "server/runqlat_set.h"
+
+#define HEAD "{\"schema\":\"schedio.report.v1\",\"seq\":3,\"host\":{\"id\":\"m1\",\"hostname\":\"h1\"}," \
+	     "\"interval\":{\"start_ms\":1000,\"end_ms\":11000}"
+
+static int parse(const char *body, struct report *rep, char *err)
+{
+	return report_parse(body, strlen(body), rep, err, 512);
+}
+
+static void test_report_valid_decodes_to_what_was_sent(void **state)
+{
+	const char *body = HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+			   "\"cgroups\":[{\"path\":\"/a\",\"count\":6,\"buckets\":[[40,1],[10,2],[40,3]]}]},"
+			   "\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"rusty\"},"
+			   "\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"model\":\"SSD X\",\"enabled\":true,"
+			   "\"model\":{\"ctrl\":\"user\"},\"vrate_pct\":99.5}],"
+			   "\"cgroups\":[{\"path\":\"/a\",\"dev\":\"8:0\",\"weight\":100,\"usage_pct\":12.25}]},"
+			   "\"unknown_field\":{\"ignored\":true}}";
+	struct report rep;
+	struct rq_set s = { 0 };
+	struct io_set io = { 0 };
+	char err[512];
+	double v;
+
+	assert_int_equal(parse(body, &rep, err), 0);
+	assert_string_equal(rep.machine_id, "m1");
+	assert_string_equal(rep.sched_group, "rusty");
+	assert_int_equal(rep.seq, 3);
+	assert_int_equal(rq_set_add_blob(&s, rep.series.p, rep.series.len, NULL, NULL), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.v[0]->buckets[10], 2);
+	assert_int_equal(s.v[0]->buckets[40], 4);
+	assert_int_equal(rq_set_add_blob(&s, rep.host_hist.p, rep.host_hist.len, NULL, NULL), 0);
+	assert_int_equal(s.v[1]->kind, RQ_HOST);
+	assert_int_equal(hist_total(s.v[1]->buckets), 6);
+	assert_int_equal(io_set_add_blob(&io, rep.iocost.p, rep.iocost.len), 0);
+	assert_int_equal(io.n, 2);
+	assert_true(io_row_value(io.v[1], IO_USAGE, &v));
+	assert_true(v > 12.24 && v < 12.26);
+	assert_non_null(strstr(rep.disks_json, "\"model\":\"SSD X\""));
+	assert_non_null(strstr(rep.disks_json, "\"ctrl\":\"user\""));
+	rq_set_free(&s);
+	io_set_free(&io);
+	report_free(&rep);
+}
+
+static void expect(const char *body, int status, const char *needle)
+{
+	struct report rep;
+	char err[512];
+
+	assert_int_equal(parse(body, &rep, err), status);
+	if (!strstr(err, needle))
+		fail_msg("'%s' does not mention '%s'", err, needle);
+	report_free(&rep);
+}
+
+static void test_report_bad_input_names_the_problem(void **state)
+{
+	char big[6000];
+
+	expect("{\"schema\":", 400, "not valid JSON");
+	expect("[1,2]", 400, "JSON object");
+	expect("{\"seq\":1}", 400, "missing required field schema");
+	expect("{\"schema\":\"schedio.report.v1\",\"host\":{\"id\":\"a\",\"hostname\":\"b\"}}", 400,
+	       "missing required field seq");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"hostname\":\"b\"},\"interval\":{}}", 400,
+	       "missing required field host.id");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\"},"
+	       "\"interval\":{\"start_ms\":1}}", 400, "missing required field interval.end_ms");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":\"1\"}", 400, "seq must be an integer");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":0}", 400, "seq is out of range");
+	expect("{\"schema\":\"schedio.report.v2\",\"seq\":1}", 422, "unknown report schema");
+	expect(HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":5,\"max_value_power\":36}}}", 422,
+	       "unknown histogram layout");
+	expect(HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+		    "\"cgroups\":[{\"path\":\"/\",\"buckets\":[[528,1]]}]}}", 400, "runqlat.cgroups[0].buckets[0]");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\",\"cpus\":\"two\"},"
+	       "\"interval\":{\"start_ms\":1,\"end_ms\":2}}", 400, "host.cpus must be an integer");
+	expect(HEAD ",\"iocost\":{\"cgroups\":[{\"path\":\"/\"}]}}", 400, "iocost.cgroups[0].dev");
+	memset(big, 'x', sizeof(big));
+	snprintf(big, sizeof(big), HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+				       "\"cgroups\":[{\"path\":\"/%05000d\"}]}}", 0);
+	expect(big, 400, "limit of 4096 bytes");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_valid_decodes_to_what_was_sent),
+		cmocka_unit_test(test_report_bad_input_names_the_problem),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
