@@ -5,8 +5,8 @@
 # and leave state disabled after SIGINT; the broken scheduler (never
 # dispatches) is ejected by the watchdog within its timeout, the loader
 # reports the kernel's reason, and the machine still answers. The agent in
-# the VM must report the state, ops and transitions once it has a sched_ext
-# section (until then the guest prints PENDING lines).
+# the VM reports state and ops under each scheduler, and the transitions in
+# and out of the broken one.
 # Exit 0 pass, 1 fail, 77 skip (qemu/busybox/gcc missing, or the build
 # skipped the schedulers: bpf/scx/CMakeLists.txt says why).
 set -euo pipefail
