@@ -210,11 +210,13 @@ static void print_exit(const struct scx_sched *s, const struct schedio_scx_exit 
 }
 
 /* Runs until a signal, the duration, or the kernel ejecting the scheduler. */
-static int run_attached(struct scx_sched *s, const struct scx_run_opts *o)
+/* start: when registering began (a broken scheduler may starve this very
+ * process right after, so the clock cannot be read later) */
+static int run_attached(struct scx_sched *s, const struct scx_run_opts *o, double start)
 {
 	uint64_t prev[SCHEDIO_SCX_STAT_NR] = { 0 };
 	struct schedio_scx_exit ex;
-	double start = mono_s(), last = start;
+	double last = start;
 	char state[64], ops[160];
 
 	for (;;) {
@@ -258,6 +260,7 @@ static int scx_run(int argc, char **argv)
 	const void *elf = NULL;
 	size_t len = 0;
 	char why[256];
+	double start;
 	int err, rc = 1;
 
 	parse_args(argc, argv, &o);
@@ -282,6 +285,7 @@ static int scx_run(int argc, char **argv)
 	}
 	if (o.which && strcmp(o.which, "llc") == 0 && configure_llc(&s, &o))
 		goto out;
+	start = mono_s();
 	err = scx_sched_attach(&s, o.timeout_ms);
 	if (err == -EBUSY || err == -EEXIST) {
 		fprintf(stderr, "%s: another sched_ext scheduler is active\n", PROG);
@@ -296,7 +300,7 @@ static int scx_run(int argc, char **argv)
 	printf("%s: %s attached (watchdog %s%u ms); SIGINT/SIGTERM detaches\n", PROG, s.name,
 	       o.timeout_ms ? "" : "kernel default, ", o.timeout_ms ? o.timeout_ms : 30000);
 	fflush(stdout);
-	rc = run_attached(&s, &o);
+	rc = run_attached(&s, &o, start);
 out:
 	scx_sched_close(&s);
 	return rc;
