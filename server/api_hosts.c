@@ -4,12 +4,15 @@
  * (notes: hosts list, host detail, reports list). */
 #include "server/api.h"
 
+#include "common/log.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "server/ingest.h"
 #include "server/query.h"
 #include "server/runqlat_set.h"
+#include "server/ssd_match.h"
 #include "server/store_pool.h"
 
 #define RECENT_MS (5 * 60000LL)
@@ -52,6 +55,7 @@ static int add_host_hist(void *arg, const struct store_row *r)
 }
 
 struct list_ctx {
+	struct server *srv;
 	struct store *st;
 	const char *q;
 	int64_t now;
@@ -59,9 +63,22 @@ struct list_ctx {
 	struct rq_hist *acc;
 };
 
-static cJSON *disks_summary(const char *disks_json)
+/* The stored disks with the SSD database's verdict on each one's io.cost
+ * configuration ("recommendation", issue 7) when that database is there. */
+static cJSON *disks_annotated(struct server *srv, const char *disks_json)
 {
-	cJSON *all = disks_json ? cJSON_Parse(disks_json) : NULL, *out = cJSON_CreateArray(), *d;
+	cJSON *all = disks_json ? cJSON_Parse(disks_json) : NULL;
+
+	if (!all)
+		return cJSON_CreateArray();
+	if (srv->ssd_store && ssd_match_annotate_disks(srv->ssd_store, all) < 0)
+		log_warn("hosts: SSD recommendations unavailable");
+	return all;
+}
+
+static cJSON *disks_summary(struct server *srv, const char *disks_json)
+{
+	cJSON *all = disks_annotated(srv, disks_json), *out = cJSON_CreateArray(), *d;
 
 	cJSON_ArrayForEach(d, all) {
 		cJSON *s = cJSON_CreateObject(), *ioc = cJSON_GetObjectItemCaseSensitive(d, "iocost");
@@ -73,6 +90,9 @@ static cJSON *disks_summary(const char *disks_json)
 			add_str_or_null(s, keys[i], cJSON_IsString(v) ? v->valuestring : NULL);
 		}
 		cJSON_AddBoolToObject(s, "iocost_enabled", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ioc, "enabled")));
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(d, "recommendation")))
+			cJSON_AddStringToObject(s, "recommendation",
+						cJSON_GetObjectItemCaseSensitive(d, "recommendation")->valuestring);
 		cJSON_AddItemToArray(out, s);
 	}
 	cJSON_Delete(all);
@@ -112,13 +132,13 @@ static int list_host(void *arg, const struct store_host *h)
 	} else {
 		cJSON_AddNullToObject(o, "runqlat");
 	}
-	cJSON_AddItemToObject(o, "disks", disks_summary(h->disks_json));
+	cJSON_AddItemToObject(o, "disks", disks_summary(c->srv, h->disks_json));
 	return 0;
 }
 
 enum MHD_Result api_hosts_list(struct http_request *req)
 {
-	struct list_ctx c = { .q = http_query(req, "q"), .now = ingest_now_ms() };
+	struct list_ctx c = { .srv = req->srv, .q = http_query(req, "q"), .now = ingest_now_ms() };
 	cJSON *doc = cJSON_CreateObject();
 	int rc;
 
@@ -211,8 +231,7 @@ enum MHD_Result api_host_get(struct http_request *req)
 	cJSON_AddNumberToObject(doc, "last_seen_ms", (double)h.last_end_ms);
 	cJSON_AddBoolToObject(doc, "stale", host_stale(&h, now));
 	add_str_or_null(doc, "agent_version", h.agent_version);
-	v = h.disks_json ? cJSON_Parse(h.disks_json) : NULL;
-	arr = v ? v : cJSON_CreateArray();
+	arr = disks_annotated(req->srv, h.disks_json);
 	cJSON_ArrayForEach(v, arr)
 		disk_normalise(v);
 	cJSON_AddItemToObject(doc, "disks", arr);

@@ -270,7 +270,7 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 	struct ssd_result *res = NULL;
 	size_t n, total;
 	char ver[32];
-	cJSON *doc, *fw;
+	cJSON *doc, *fw, *list;
 	enum MHD_Result ret;
 
 	if (!rec)
@@ -294,6 +294,19 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 			seen |= strcmp(res[i].fwrev, res[j].fwrev) == 0;
 		if (!seen)
 			cJSON_AddItemToArray(fw, cJSON_CreateString(res[i].fwrev));
+	}
+	/* Each submission, for download links and per-submission charts. */
+	list = cJSON_AddArrayToObject(doc, "results");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "id", res[i].id);
+		cJSON_AddStringToObject(o, "fwrev", res[i].fwrev);
+		cJSON_AddStringToObject(o, "bench_version", res[i].bench_version);
+		cJSON_AddBoolToObject(o, "merged", res[i].merged);
+		cJSON_AddStringToObject(o, "kernel", res[i].kernel);
+		cJSON_AddNumberToObject(o, "size_bytes", (double)res[i].size_bytes);
+		cJSON_AddItemToArray(list, o);
 	}
 	snprintf(ver, sizeof(ver), "%d.%d", rec->bench_major, rec->bench_minor);
 	cJSON_AddStringToObject(doc, "bench_version", ver);

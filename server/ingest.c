@@ -127,6 +127,7 @@ static void *writer_main(void *arg)
 		atomic_fetch_add(&in->srv->stats.batches, 1);
 		atomic_fetch_add(&in->srv->stats.batch_reports, n);
 		finish_batch(in, jobs, results, n);
+		in->st->ops->maintain(in->st, false); /* after the answers went out */
 
 		pthread_mutex_lock(&in->mu);
 		in->batch_done = gen;

@@ -16,6 +16,7 @@
 #include "common/cli.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "server/checkpointer.h"
 #include "server/db.h"
 #include "server/http.h"
 #include "server/listen.h"
@@ -231,7 +232,7 @@ static unsigned http_threads(const struct server_options *o)
 /* The writer, the rollup worker and the query readers each get their own connections. */
 static int start_storage(struct server *srv, char *err, size_t errlen)
 {
-	struct store *w, *r;
+	struct store *w, *r, *c;
 
 	srv->readers = store_pool_open(srv->opt.db_path, http_threads(&srv->opt) + 1, err, errlen);
 	if (!srv->readers)
@@ -242,6 +243,14 @@ static int start_storage(struct server *srv, char *err, size_t errlen)
 	srv->ingest = ingest_start(srv, w);
 	if (!srv->ingest) {
 		snprintf(err, errlen, "cannot start the ingest writer");
+		return -1;
+	}
+	c = store_sqlite_open(srv->opt.db_path, err, errlen);
+	if (!c)
+		return -1;
+	srv->checkpointer = checkpointer_start(c);
+	if (!srv->checkpointer) {
+		snprintf(err, errlen, "cannot start the checkpointer");
 		return -1;
 	}
 	r = store_sqlite_open(srv->opt.db_path, err, errlen);
@@ -359,6 +368,7 @@ out:
 	ssd_ratelimit_free(srv.ssd_ratelimit);
 	ingest_stop(srv.ingest);
 	rollup_free(srv.rollup);
+	checkpointer_stop(srv.checkpointer);
 	store_pool_close(srv.readers);
 	if (srv.db)
 		sqlite3_close(srv.db);

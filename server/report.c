@@ -478,25 +478,40 @@ static char *print_json(const cJSON *item)
 	return out;
 }
 
+/* host.l3_domains: each domain is {"cpus": [...], "size_kb"} (the agent) or
+ * a bare [cpu, ...] (the API contract's form); stored as [[cpu, ...], ...]. */
 static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 {
 	const cJSON *arr = get_arr(ps, host, "l3_domains", "host.", 4096), *dom, *cpu;
+	cJSON *out;
 	int i = 0;
 
 	if (!arr)
 		return ps->status ? -1 : 0;
+	out = cJSON_CreateArray();
+	if (!out)
+		return fail(ps, 500, "out of memory");
 	cJSON_ArrayForEach(dom, arr) {
-		char what[64];
+		const cJSON *cpus = cJSON_IsObject(dom) ? cJSON_GetObjectItemCaseSensitive(dom, "cpus") : dom;
+		cJSON *list = cJSON_CreateArray();
 		int64_t v;
 
-		snprintf(what, sizeof(what), "host.l3_domains[%d]", i++);
-		if (!cJSON_IsArray(dom))
-			return fail(ps, 400, "%s must be an array of CPU numbers", what);
-		cJSON_ArrayForEach(cpu, dom)
-			if (!int_ok(cpu, 0, 1 << 20, &v))
-				return fail(ps, 400, "%s must hold CPU numbers (0..%d)", what, 1 << 20);
+		cJSON_AddItemToArray(out, list);
+		if (!cJSON_IsArray(cpus) || !list) {
+			cJSON_Delete(out);
+			return fail(ps, 400, "host.l3_domains[%d] must be {\"cpus\": [CPU, ...]} or [CPU, ...]", i);
+		}
+		cJSON_ArrayForEach(cpu, cpus) {
+			if (!int_ok(cpu, 0, 1 << 20, &v)) {
+				cJSON_Delete(out);
+				return fail(ps, 400, "host.l3_domains[%d] must hold CPU numbers (0..%d)", i, 1 << 20);
+			}
+			cJSON_AddItemToArray(list, cJSON_CreateNumber((double)v));
+		}
+		i++;
 	}
-	rep->l3_json = print_json(arr);
+	rep->l3_json = print_json(out);
+	cJSON_Delete(out);
 	return rep->l3_json ? 0 : fail(ps, 500, "out of memory");
 }
 

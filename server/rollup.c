@@ -470,21 +470,27 @@ struct rollup *rollup_new(struct store *st, struct ingest *in, const int64_t ret
 static void *rollup_main(void *arg)
 {
 	struct rollup *ru = arg;
+	int64_t last = 0;
+	int rc = 0;
 
 	pthread_mutex_lock(&ru->mu);
 	while (!ru->stopping) {
-		int rc;
 		struct timespec until;
+		int64_t now = ingest_now_ms();
 
 		pthread_mutex_unlock(&ru->mu);
-		rc = rollup_run(ru, ingest_now_ms());
+		/* Rollups every 5 s (at once while behind, 10 s after an error). */
+		if (rc > 0 || now - last >= (rc < 0 ? 10000 : 5000)) {
+			rc = rollup_run(ru, now);
+			last = now;
+		}
+		ru->st->ops->maintain(ru->st, false);
 		pthread_mutex_lock(&ru->mu);
-		if (rc > 0)
+		if (rc > 0 || ru->stopping)
 			continue;
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += rc < 0 ? 10 : 5;
-		if (!ru->stopping)
-			pthread_cond_timedwait(&ru->cv, &ru->mu, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&ru->cv, &ru->mu, &until);
 	}
 	pthread_mutex_unlock(&ru->mu);
 	return NULL;

@@ -34,6 +34,7 @@ struct server_options {
 struct ingest;
 struct rollup;
 struct store_pool;
+struct checkpointer;
 
 struct server {
 	struct server_options opt;
@@ -46,6 +47,7 @@ struct server {
 	struct ingest *ingest;      /* the report writer (server/ingest.c) */
 	struct rollup *rollup;      /* rollups and retention (server/rollup.c) */
 	struct store_pool *readers; /* query connections (server/store_pool.c) */
+	struct checkpointer *checkpointer; /* WAL upkeep off the ingest path */
 	char *tls_cert_pem;         /* contents of opt.tls_cert/tls_key, alive while serving */
 	char *tls_key_pem;
 	struct ssd_store *ssd_store;         /* the SSD model database (ssd_store.h) */

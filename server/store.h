@@ -8,6 +8,7 @@
 #ifndef SCHEDIO_SERVER_STORE_H
 #define SCHEDIO_SERVER_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -98,6 +99,11 @@ struct store_ops {
 	/* A persisted integer setting (rollup progress); returns 0 and *v, 1 when unset, -1 on error. */
 	int (*meta_get)(struct store *st, const char *key, int64_t *v);
 	int (*meta_put)(struct store *st, const char *key, int64_t v);
+	/* Housekeeping kept out of commits (SQLite: WAL checkpoints; handles never
+	 * checkpoint on commit). background: from a thread that only does this,
+	 * every 100 ms; otherwise from a writer between transactions, which does
+	 * it only when the background one has fallen far behind. */
+	int (*maintain)(struct store *st, bool background);
 	/* Bytes the database takes on disk. */
 	int64_t (*size_bytes)(struct store *st);
 	/* Last error message of this handle. */

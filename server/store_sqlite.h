@@ -21,6 +21,7 @@ struct sq_store {
 	struct store base;
 	sqlite3 *db;
 	sqlite3_stmt *st[SQ_COUNT];
+	int wal_frames; /* frames in the WAL after this handle's last commit */
 };
 
 /* Resets and clears a statement's bindings before it is used again. */

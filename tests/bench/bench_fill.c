@@ -107,6 +107,8 @@ int main(int argc, char **argv)
 				}
 				for (int k = 0; k < n; k++)
 					report_free(&reps[k]);
+				if ((count / BATCH) % 20 == 0)
+					st->ops->maintain(st, true); /* handles never checkpoint on their own */
 				count += n;
 				n = 0;
 			}
@@ -118,7 +120,8 @@ int main(int argc, char **argv)
 	if (!ru)
 		goto out;
 	while ((c = rollup_run(ru, end_ms + ROLLUP_GRACE_MS)) > 0)
-		;
+		rs->ops->maintain(rs, true);
+	rs->ops->maintain(rs, true);
 	rollup_free(ru);
 	t2 = now_s();
 	if (c < 0)

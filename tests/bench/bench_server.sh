@@ -29,12 +29,13 @@ cleanup() {
 trap cleanup EXIT
 
 start_server() { # DB [ARGS...]: starts the server, sets $pid and $url
-	local db=$1
+	local db=$1 out
 	shift
-	"$server" --listen 127.0.0.1:0 --db "$db" --open-ingest "$@" >"$work/server.out" 2>"$work/server.err" &
+	out=$(mktemp "$work/server.XXXXXX") # a fresh file: never read the previous server's line
+	"$server" --listen 127.0.0.1:0 --db "$db" --open-ingest "$@" >"$out" 2>"$work/server.err" &
 	pid=$!
 	for _ in $(seq 100); do
-		url=$(sed -n 's|^schedio-server listening on \(http://[^/]*\)/$|\1|p' "$work/server.out")
+		url=$(sed -n 's|^schedio-server listening on \(http://[^/]*\)/$|\1|p' "$out")
 		[ -n "$url" ] && return 0
 		sleep 0.1
 	done

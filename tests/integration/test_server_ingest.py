@@ -139,9 +139,7 @@ class Ingest(unittest.TestCase):
 
     def test_hostile_strings_stored_and_returned_verbatim(self):
         evil = "x'); DROP TABLE reports;-- \"quoted\" \\ back ünïcødé \U0001F600 %s %n"
-        # the id travels in the URL path, which is percent-decoded twice (libmicrohttpd, then the
-        # route matcher), so an id holding '%' cannot be addressed; machine ids are hex anyway
-        evil_id = evil.replace("%", "pct")
+        evil_id = evil  # travels percent-encoded in the URL path and is decoded exactly once
         long_path = "/" + "a" * 4095
         with Server("--open-ingest") as s:
             rep = report(evil_id, 1, hostname=evil, cgroups=3)
@@ -199,6 +197,21 @@ class Ingest(unittest.TestCase):
             self.assertIn('schedio_reports_rejected_total{reason="unauthorized"} 4\n', metrics)
             s.stop()
             self.assertEqual(counts(s.db), (1, 1, "ok"))
+
+    def test_l3_domains_in_both_forms(self):
+        with Server("--open-ingest") as s:
+            rep = report("l3", 1, cgroups=1)
+            rep["host"]["l3_domains"] = [{"cpus": [0, 1], "size_kb": 32768}, {"cpus": [2, 3], "size_kb": 0}]
+            self.assertEqual(post(s, rep).status, 200)
+            self.assertEqual(s.get_json("/api/v1/hosts/l3")["l3_domains"], [[0, 1], [2, 3]])
+            rep = report("l3b", 1, cgroups=1)
+            rep["host"]["l3_domains"] = [[0, 1], [2, 3]]
+            self.assertEqual(post(s, rep).status, 200)
+            self.assertEqual(s.get_json("/api/v1/hosts/l3b")["l3_domains"], [[0, 1], [2, 3]])
+            rep["host"]["l3_domains"] = [{"cpus": "all"}]
+            r = post(s, report("l3c", 1, cgroups=1) | {"host": rep["host"] | {"id": "l3c"}})
+            self.assertEqual(r.status, 400)
+            self.assertIn("host.l3_domains[0]", r.json()["error"])
 
     def test_real_agent_report_is_stored(self):
         with Server("--open-ingest") as s:

@@ -185,6 +185,11 @@ class SsdApi(unittest.TestCase):
                 vals = [e["solutions"][name]["qos"][k] for e in sam]
                 want = round_half_up(median(vals), 0 if k in ("rlat", "wlat") else 2)
                 self.assertAlmostEqual(rec["qos"][k], want, places=6, msg=(name, k))
+        # every submission is listed, with what a download link needs
+        self.assertEqual(sorted(r["id"] for r in doc["results"]), sorted(e["id"] for e in sam))
+        for r in doc["results"]:
+            self.assertEqual((r["fwrev"], r["merged"]), ("2B2QEXE7", False))
+            self.assertEqual(self.srv.request("GET", f"/api/v1/ssd/results/{r['id']}/file").status, 200)
         # name with spaces works as well as the id
         self.assertEqual(self.srv.get_json("/api/v1/ssd/models/Samsung%20SSD%20970%20EVO%20500GB")["recommended"],
                          doc["recommended"])

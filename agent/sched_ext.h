@@ -1,0 +1,25 @@
+/* sched_ext.h - which sched_ext scheduler, if any, is in force (report
+ * "sched_ext"), so runqueue latency can be compared per scheduler.
+ */
+#ifndef SCHEDIO_AGENT_SCHED_EXT_H
+#define SCHEDIO_AGENT_SCHED_EXT_H
+
+#include <stdbool.h>
+#include <cjson/cJSON.h>
+
+#include "agent/collector.h"
+
+struct sched_ext_state {
+	char state[32]; /* "unsupported", "disabled", "enabling", "enabled", "disabling", ... */
+	char ops[128];	/* the loaded scheduler's name; "" when none */
+};
+
+/* Reads the state under root (normally /sys/kernel/sched_ext); always fills st, returns 0. */
+int sched_ext_read(const char *root, struct sched_ext_state *st);
+/* Adds "sched_ext": {state, ops} (ops null when none) to report; 0 or -ENOMEM. */
+int sched_ext_to_json(const struct sched_ext_state *st, cJSON *report);
+
+/* Collector adding the top-level "sched_ext". */
+extern const struct collector sched_ext_collector;
+
+#endif /* SCHEDIO_AGENT_SCHED_EXT_H */

@@ -1,0 +1,163 @@
+// test_dashboard_pages.mjs - every dashboard page against a real server
+// filled by a real agent, synthetic reports in the documented format and the
+// shared resctl-bench results: each page loads with no console error, no
+// failed request and no response over 1 MiB, every chart draws (a chart with
+// data and painted pixels), the time range and filters live in the URL, the
+// pages work from the keyboard, and each page is screenshotted in light and
+// dark (build/web-screenshots/).
+import fs from 'node:fs';
+import { filledServer, requireData } from './fixture.mjs';
+import { launch, watch, open, charts, states, screenshot, checker, MAX_RESPONSE } from './browser.mjs';
+
+requireData();
+const t = checker();
+const srv = await filledServer({ fleet: 60 });
+const browser = await launch().catch(async (err) => { await srv.stop(); throw err; });
+try {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  const agentHost = fs.readFileSync('/etc/machine-id', 'utf8').trim();
+  const models = [...new Set(srv.results.map((r) => String(r.model || '').trim().replace(/\s+/g, '_')))];
+
+  const pages = [
+    { name: 'fleet', url: '/?range=1h', minCharts: 2 },
+    { name: 'fleet-by-kernel', url: '/?range=1h&group_by=kernel', minCharts: 2 },
+    { name: 'host-24h', url: `/host?id=${srv.history.id}&range=24h`, minCharts: 6 },
+    { name: 'host-cgroup', url: `/host?id=${srv.history.id}&range=6h&scope=${encodeURIComponent('cg:/system.slice')}`, minCharts: 6 },
+    { name: 'host-l3', url: `/host?id=${srv.history.id}&range=1h&scope=l3:0`, minCharts: 6 },
+    { name: 'host-agent', url: `/host?id=${agentHost}&range=15m`, minCharts: 0 },
+    { name: 'ssd', url: '/ssd', minCharts: 0 },
+    ...models.map((m) => ({ name: `ssd-${m}`, url: `/ssd?model=${encodeURIComponent(m)}`, minCharts: 4 })),
+    // a small result file: its MOF/aMOF and latency curves are drawn from the file on request
+    { name: 'ssd-curves', url: '/ssd?model=KXG6AZNV512G_TOSHIBA', minCharts: 4, act: loadCurves },
+    { name: 'submit', url: '/submit', minCharts: 0 },
+  ];
+
+  for (const p of pages) {
+    w.reset();
+    await page.emulateMedia({ colorScheme: 'light' });
+    const ms = await open(page, srv.url + p.url);
+    if (p.act) await p.act(page);
+    const st = await states(page);
+    const cs = await charts(page);
+    const bad = cs.filter((c) => !c.chart || c.points === 0 || c.share < 0.005);
+    t.ok(st.errors.length === 0, `${p.name}: no error state ${st.errors.join(' | ')}`);
+    t.ok(st.loading === 0, `${p.name}: nothing left loading`);
+    t.ok(cs.length >= p.minCharts, `${p.name}: ${cs.length} charts (at least ${p.minCharts})`);
+    t.ok(bad.length === 0, `${p.name}: every chart has data and paint ${JSON.stringify(bad)}`);
+    await screenshot(page, `${p.name}-light`);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForTimeout(50);
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    t.ok(bg !== 'rgb(246, 247, 249)', `${p.name}: dark mode switches the page (${bg})`);
+    const csDark = await charts(page);
+    t.ok(csDark.every((c) => c.share >= 0.005), `${p.name}: charts still drawn in dark mode`);
+    await screenshot(page, `${p.name}-dark`);
+    const big = w.sizes.filter((s) => s.bytes > MAX_RESPONSE);
+    t.ok(w.problems.length === 0, `${p.name}: no console errors or failed requests ${w.problems.join(' | ')}`);
+    t.ok(big.length === 0, `${p.name}: no response over 1 MiB ${JSON.stringify(big)}`);
+    console.log(`# ${p.name}: ready in ${Math.round(ms)} ms, ${cs.length} charts, ${w.sizes.length} responses, largest ${Math.max(0, ...w.sizes.map((s) => s.bytes))} bytes`);
+  }
+
+  // stale hosts are marked in the fleet table
+  await open(page, `${srv.url}/?range=1h&sort=seen&dir=asc`);
+  const staleRows = await page.locator('table.data tr.stale').count();
+  t.ok(staleRows > 0 && (await page.locator('table.data tr.stale .badge', { hasText: 'stale' }).count()) === staleRows, `stale hosts are marked (${staleRows} rows)`);
+
+  // the time range picker writes the URL and the page follows it
+  await page.emulateMedia({ colorScheme: 'light' });
+  await open(page, `${srv.url}/?range=1h`);
+  await page.selectOption('#range', '24h');
+  await page.waitForFunction(() => location.search.includes('range=24h'));
+  t.ok(new URL(page.url()).searchParams.get('range') === '24h', 'time range: choosing 24 h puts range=24h in the URL');
+  await page.selectOption('#range', 'custom');
+  await page.fill('#range-from', '2026-01-01T00:00');
+  await page.fill('#range-to', '2026-01-02T00:00');
+  await page.click('.range-custom button');
+  await page.waitForFunction(() => new URLSearchParams(location.search).has('from'));
+  const q = new URL(page.url()).searchParams;
+  t.ok(Number(q.get('to')) - Number(q.get('from')) === 86400e3, 'time range: a custom range is kept as from/to in the URL');
+
+  // filter and sort from the keyboard, both kept in the URL
+  await open(page, `${srv.url}/?range=1h`);
+  // how many hosts match: "Showing 100 of 334 matching, 1001 in total", "20 matching, 60 in total", "60 in total"
+  const rows = async () => {
+    const text = await page.locator('.table-count').first().textContent();
+    return Number((/of (\d+)/.exec(text) || /^(\d+)/.exec(text))[1]);
+  };
+  const all = await rows();
+  await page.focus('#host-filter');
+  await page.keyboard.type('dc1');
+  t.ok((await rows()) < all && (await rows()) > 0, `host filter narrows the table (${all} -> ${await rows()})`);
+  t.ok(new URL(page.url()).searchParams.get('q') === 'dc1', 'host filter is kept in the URL');
+  await page.keyboard.press('Tab');
+  const focused = await page.evaluate(() => document.activeElement.tagName + ':' + document.activeElement.textContent);
+  t.ok(/^BUTTON:Host/.test(focused), `Tab from the filter reaches the first sort button (${focused})`);
+  await page.keyboard.press('Enter');
+  const sorted = await page.evaluate(() => document.activeElement.closest('th').getAttribute('aria-sort'));
+  t.ok(sorted === 'ascending', `Enter on a column header sorts by it (${sorted})`);
+  const names = await page.locator('table.data tbody tr td:first-child').allTextContents();
+  t.ok(names.join() === [...names].sort().join(), 'rows are sorted by hostname');
+
+  // the host link leads to the host page, client-side
+  await page.click('table.data tbody tr td:first-child a');
+  await page.waitForFunction(() => location.pathname === '/host' && document.documentElement.dataset.state === 'ready');
+  t.ok((await page.locator('h1').textContent()).startsWith('node-'), 'a host link opens its host page');
+  // the host's disk is matched to the SSD database: config in force against the recommended one
+  await open(page, `${srv.url}/host?id=${srv.history.id}&range=1h`);
+  const disk = await page.locator('article.disk').first().textContent();
+  t.ok(/differs from the recommended config/.test(disk), 'the disk card says the config in force differs from the recommended one');
+  t.ok(/259:0 ctrl=user model=linear rbps=\d+/.test(disk) && /259:0 enable=1 ctrl=user rpct=/.test(disk), 'the disk card shows the recommended lines for its device');
+
+  // a cgroup chosen from the table drives the heatmap and the URL
+  await open(page, `${srv.url}/host?id=${srv.history.id}&range=1h`);
+  await page.click('table.data tbody tr td:first-child button');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('scope')?.startsWith('cg:') && !document.querySelector('.state-loading'));
+  const scope = new URL(page.url()).searchParams.get('scope');
+  t.ok((await page.inputValue('#scope')) === scope, `choosing a cgroup in the table selects it for the heatmap (${scope})`);
+  t.ok((await charts(page))[0].points > 0, 'the heatmap is redrawn for the cgroup');
+
+  // copy buttons put the config lines on the clipboard
+  await browser.ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: srv.url });
+  await open(page, `${srv.url}/ssd?model=Samsung_SSD_970_EVO_500GB&dev=8:16`);
+  await page.click('.copy-block button');
+  const clip = await page.evaluate(() => navigator.clipboard.readText());
+  t.ok(/^8:16 ctrl=user model=linear rbps=\d+/.test(clip), `the io.cost.model copy button copies the line (${clip})`);
+  t.ok(w.problems.length === 0, `interactions: no console errors or failed requests ${w.problems.join(' | ')}`);
+
+  // auto-refresh asks again while a relative range is shown
+  let asked = 0;
+  const count = (r) => { if (r.url().includes('/api/v1/hosts')) asked++; };
+  page.on('request', count);
+  await open(page, `${srv.url}/?range=15m&refresh=5`);
+  await page.waitForTimeout(6500);
+  page.off('request', count);
+  t.ok(asked >= 2, `auto-refresh reloads the data (${asked} host list requests in 6.5 s at refresh=5)`);
+
+  // empty and error states say what is going on
+  await open(page, `${srv.url}/?from=${Date.UTC(2020, 0, 1)}&to=${Date.UTC(2020, 0, 2)}`);
+  t.ok(/No runqueue latency reported/.test(await page.locator('.state-empty').first().textContent()), 'a range with no data shows an empty state');
+  w.reset();
+  await open(page, `${srv.url}/host?id=no-such-host`);
+  const errText = await page.locator('.state-error').first().textContent();
+  t.ok(/Could not load the host: .*404/.test(errText), `an unknown host shows the server's error (${errText})`);
+} finally {
+  await browser.close();
+  await srv.stop();
+}
+t.done();
+
+async function loadCurves(page) {
+  const button = page.locator('#load-curves');
+  if (!(await button.count())) {
+    console.log('# the model API lists no submissions: no per-submission charts, curves or download links to check');
+    return;
+  }
+  const before = await page.locator('canvas').count();
+  await button.click();
+  await page.waitForFunction((n) => document.querySelectorAll('canvas').length > n || document.querySelector('#app .state-error, #app .state-empty'), before);
+  const after = await page.locator('canvas').count();
+  t.ok(after >= before + 2, `the MOF/aMOF and latency curves are drawn from the result file (${before} -> ${after} charts)`);
+  const links = await page.locator('a[href*="/api/v1/ssd/results/"][download]').count();
+  t.ok(links > 0, `the submissions are listed with download links (${links})`);
+}

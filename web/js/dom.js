@@ -1,0 +1,59 @@
+// dom.js - the few DOM helpers every page uses: an element builder and the
+// loading / empty / error states, so each page shows the same wording and
+// roles (screen readers hear status changes through role="status"/"alert").
+
+// h('a', {href: '/x', class: 'link'}, 'text', child) -> element. Attributes
+// starting with "on" become listeners; null/false children are skipped.
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'text') el.textContent = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.append(c instanceof Node ? c : String(c));
+  }
+}
+
+// Replaces everything inside el with the given children.
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+export function loading(what) {
+  return h('p', { class: 'state state-loading', role: 'status' }, `Loading ${what}…`);
+}
+
+export function empty(text) {
+  return h('p', { class: 'state state-empty', role: 'status' }, text);
+}
+
+export function failure(what, err) {
+  return h('p', { class: 'state state-error', role: 'alert' }, `Could not load ${what}: ${err.message || err}`);
+}
+
+// A titled section of a page: returns {el, body} so callers fill the body.
+export function section(title, ...extra) {
+  const body = h('div', { class: 'section-body' });
+  const el = h('section', { class: 'card' }, h('div', { class: 'section-head' }, h('h2', {}, title), ...extra), body);
+  return { el, body };
+}
+
+// A canvas in a fixed-height box: Chart.js sizes itself to the box.
+export function chartBox(label, height = 240) {
+  const canvas = h('canvas', { role: 'img', 'aria-label': label });
+  const box = h('div', { class: 'chart-box', style: `height:${height}px` }, canvas);
+  return { box, canvas };
+}

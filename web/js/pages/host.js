@@ -1,0 +1,304 @@
+// host.js - one host: runqueue latency as a heatmap with its percentiles
+// (whole host, one cgroup, one L3 domain or one CPU, chosen in the URL),
+// a per-cgroup table, per-CPU and per-L3 bars, and per disk whether IO
+// weights are honoured (weight share against usage share per cgroup, and
+// over time with wait/debt/delay) next to the io.cost config in force and the
+// recommended one.
+import * as api from '../api.js';
+import * as fmt from '../format.js';
+import { h, fill, loading, empty, failure, section, chartBox } from '../dom.js';
+import { dataTable } from '../table.js';
+import { copyBlock } from '../copy.js';
+import { heatmapConfig } from '../charts/heatmap.js';
+import { barsConfig } from '../charts/bars.js';
+import { timeSeriesConfig, pointsOf } from '../charts/timeseries.js';
+import { modelLine, qosLine, sameConfig } from '../iocost.js';
+import { mergePoints } from '../hist.js';
+import { schedulerOf } from './fleet.js';
+
+const MAX_CPU_QUERIES = 64;
+
+function scopeParams(scope, host) {
+  const [kind, ...rest] = scope.split(':');
+  const arg = rest.join(':');
+  if (kind === 'cg') return { cgroup: arg };
+  if (kind === 'cpu') return { cpu: arg };
+  if (kind === 'l3' && host.l3_domains && host.l3_domains[Number(arg)]) return { cpu: host.l3_domains[Number(arg)].join(',') };
+  return {};
+}
+
+function rangeParams(ctx, extra) {
+  const r = ctx.range();
+  return { from: Math.round(r.from), to: Math.round(r.to), ...extra };
+}
+
+// A summary of the whole range in one point: one step as wide as the range.
+function wholeRange(ctx, extra) {
+  const r = ctx.range();
+  return rangeParams(ctx, { step: Math.max(1000, Math.round(r.to - r.from)), ...extra });
+}
+
+// The whole range as one point. The server aligns steps to multiples of
+// the step, so even a step as wide as the range may come back as two
+// points: they are merged by their buckets, which is exact.
+function merged(series) {
+  return series && series.length ? mergePoints(series) : null;
+}
+
+function mean(series, field) {
+  let s = 0, n = 0;
+  for (const p of series) if (Number.isFinite(p[field])) { s += p[field]; n++; }
+  return n ? s / n : null;
+}
+
+export function mount(ctx) {
+  const id = ctx.params.get('id');
+  let host = null, scope = ctx.params.get('scope') || 'host', lastSignal = null;
+  const head = h('div', { class: 'host-head' });
+  const scopeSel = h('select', { id: 'scope', 'aria-label': 'Show latency for' });
+  const lat = section('Runqueue latency', h('label', {}, 'Show ', scopeSel));
+  const heat = chartBox('Runqueue latency heatmap over time with p50, p90 and p99', 320);
+  const cgSec = section('Per cgroup');
+  const cpuSec = section('Per CPU and L3 domain');
+  const ioSec = section('IO cost vs weight');
+  const cgTable = dataTable([
+    { key: 'path', label: 'Cgroup', render: (r) => h('button', { type: 'button', class: 'linkish', onclick: () => choose(`cg:${r.path}`) }, r.path) },
+    { key: 'count', label: 'Samples', num: true, render: (r) => fmt.count(r.count) },
+    { key: 'p50_ns', label: 'p50', num: true, render: (r) => fmt.ns(r.p50_ns) },
+    { key: 'p99_ns', label: 'p99', num: true, render: (r) => fmt.ns(r.p99_ns) },
+    { key: 'p999_ns', label: 'p99.9', num: true, render: (r) => fmt.ns(r.p999_ns) },
+    { key: 'max_ns', label: 'max', num: true, render: (r) => fmt.ns(r.max_ns) },
+  ], { caption: 'Runqueue latency per cgroup over the range', sort: 'p99_ns', dir: 'desc', text: (r) => r.path, emptyText: 'No cgroup reported runqueue latency in this range.' });
+
+  fill(ctx.root, head, lat.el, cgSec.el, cpuSec.el, ioSec.el);
+  fill(head, loading('the host'));
+
+  function choose(s) {
+    scope = s;
+    scopeSel.value = s;
+    ctx.setParams({ scope: s === 'host' ? null : s });
+    fill(lat.body, loading('latency'));
+    loadHeatmap(lastSignal).catch(() => {});
+    lat.el.scrollIntoView({ block: 'nearest' });
+  }
+  scopeSel.addEventListener('change', () => choose(scopeSel.value));
+
+  function drawHead() {
+    ctx.setTitle(host.hostname || host.id);
+    const sched = host.sched_ext;
+    fill(head, h('h1', {}, host.hostname || host.id),
+      h('dl', { class: 'facts' },
+        h('dt', {}, 'Kernel'), h('dd', {}, `${host.kernel || '–'} (${host.arch || '?'})`),
+        h('dt', {}, 'CPUs'), h('dd', {}, `${host.cpus ?? '–'} in ${(host.l3_domains || []).length || '?'} L3 domain(s)`),
+        h('dt', {}, 'Scheduler'), h('dd', {}, schedulerOf(host), sched ? h('span', { class: 'muted' }, ` (sched_ext ${sched.state})`) : null),
+        h('dt', {}, 'Agent'), h('dd', {}, host.agent_version || '–'),
+        h('dt', {}, 'Last seen'), h('dd', {}, `${fmt.ago(host.last_seen_ms)} (${fmt.dateTime(host.last_seen_ms)})`),
+        h('dt', {}, 'Host id'), h('dd', { class: 'mono' }, host.id)));
+    const opts = [h('option', { value: 'host' }, 'Whole host (all CPUs)')];
+    if ((host.cgroups || []).length) opts.push(h('optgroup', { label: 'Cgroup' }, host.cgroups.map((c) => h('option', { value: `cg:${c}` }, c))));
+    if ((host.l3_domains || []).length) opts.push(h('optgroup', { label: 'L3 domain' }, host.l3_domains.map((d, i) => h('option', { value: `l3:${i}` }, `L3 #${i} (CPU ${d.join(', ')})`))));
+    if (host.cpus) opts.push(h('optgroup', { label: 'CPU' }, Array.from({ length: Math.min(host.cpus, 1024) }, (_, i) => h('option', { value: `cpu:${i}` }, `CPU ${i}`))));
+    fill(scopeSel, opts);
+    scopeSel.value = scope;
+    if (scopeSel.value !== scope) { scope = 'host'; scopeSel.value = 'host'; }
+  }
+
+  async function guard(target, what, fn) {
+    try {
+      await fn();
+    } catch (err) {
+      if (err.name === 'AbortError') throw err;
+      fill(target, failure(what, err));
+    }
+  }
+
+  // early: a request already sent (before the host's details came back)
+  const loadHeatmap = (signal, early) => guard(lat.body, 'latency', async () => {
+    const resp = await (early || api.hostRunqlat(id, rangeParams(ctx, scopeParams(scope, host)), signal));
+    const config = heatmapConfig(resp);
+    if (!config) {
+      ctx.charts.drop('heatmap');
+      return fill(lat.body, empty('No runqueue latency reported for this selection in this time range.'));
+    }
+    fill(lat.body, heat.box);
+    ctx.charts.put('heatmap', heat.canvas, config);
+  });
+
+  const loadCgroups = (signal) => guard(cgSec.body, 'cgroups', async () => {
+    const paths = host.cgroups || [];
+    if (!paths.length) return fill(cgSec.body, empty('No cgroup reported runqueue latency in the last 24 hours.'));
+    const rows = await Promise.all(paths.map(async (path) => {
+      const resp = await api.hostRunqlat(id, wholeRange(ctx, { cgroup: path }), signal);
+      const p = merged(resp.series) || {};
+      return { path, count: p.count || 0, p50_ns: p.p50_ns, p99_ns: p.p99_ns, p999_ns: p.p999_ns, max_ns: p.max_ns };
+    }));
+    if (!cgSec.body.contains(cgTable.el)) fill(cgSec.body, cgTable.el);
+    cgTable.setRows(rows.filter((r) => r.count > 0));
+  });
+
+  // wholeHost: the whole host's runqlat response when it is being fetched
+  // anyway (for the heatmap); an L3 domain of every CPU is the whole host.
+  const loadCpus = (signal, wholeHost) => guard(cpuSec.body, 'CPUs', async () => {
+    const n = Math.min(host.cpus || 0, MAX_CPU_QUERIES);
+    const domains = host.l3_domains || [];
+    if (!n) return fill(cpuSec.body, empty('This host did not report its CPUs.'));
+    const one = async (cpu) => merged((await api.hostRunqlat(id, wholeRange(ctx, { cpu }), signal)).series) || {};
+    const domain = async (d) => (wholeHost && d.length === host.cpus ? merged((await wholeHost).series) || {} : one(d.join(',')));
+    const [cpus, l3] = await Promise.all([
+      Promise.all(Array.from({ length: n }, (_, i) => one(String(i)))),
+      Promise.all(domains.map(domain)),
+    ]);
+    if (!cpus.some((p) => p.count) && !l3.some((p) => p.count)) {
+      ctx.charts.drop('cpus'); ctx.charts.drop('l3');
+      return fill(cpuSec.body, empty('No per-CPU runqueue latency in this time range.'));
+    }
+    const cpuBox = chartBox('Runqueue latency p50 and p99 per CPU', 220);
+    const l3Box = chartBox('Runqueue latency p50 and p99 per L3 domain', 220);
+    const sets = (pts) => [
+      { label: 'p50', values: pts.map((p) => p.p50_ns ?? null), color: '#10b981' },
+      { label: 'p99', values: pts.map((p) => p.p99_ns ?? null), color: '#ef4444' },
+    ];
+    fill(cpuSec.body, h('div', { class: 'panels' },
+      h('figure', { class: 'panel wide' }, h('figcaption', {}, `Per CPU${host.cpus > n ? ` (first ${n} of ${host.cpus})` : ''}`), cpuBox.box),
+      domains.length ? h('figure', { class: 'panel' }, h('figcaption', {}, 'Per L3 domain'), l3Box.box) : null));
+    ctx.charts.put('cpus', cpuBox.canvas, barsConfig(cpus.map((_, i) => `CPU ${i}`), sets(cpus), { format: fmt.ns }));
+    if (domains.length)
+      ctx.charts.put('l3', l3Box.canvas, barsConfig(domains.map((d, i) => `L3 #${i}`), sets(l3), { format: fmt.ns }));
+  });
+
+  // The recommended config for a disk. The server says per disk whether one
+  // exists and whether it is in use (issue 7's fleet link); where it does not
+  // say, the model list is asked and the lines are compared here.
+  async function recommended(disk, signal) {
+    let rec = disk.recommendation;
+    const modelId = api.ssdModelId(disk.model);
+    const link = h('a', { href: `/ssd?model=${encodeURIComponent(modelId)}` }, 'the SSD database');
+    if (!disk.model) return h('p', { class: 'muted' }, 'The disk did not report its model.');
+    if (!rec) {
+      const list = await api.ssdModels(modelId, signal);
+      const known = (Array.isArray(list) ? list : list.models || []).some((x) => x.id === modelId);
+      rec = known ? null : 'no_data';
+    }
+    if (rec === 'no_data')
+      return h('p', { class: 'muted' }, 'No recommendation: ', link, ' has no result for this model yet.');
+    const { text, headers } = await api.ssdConfig(modelId, { dev: disk.dev }, signal);
+    let solution = null;
+    for (const [k, v] of headers) if (/solution/i.test(k)) solution = v;
+    if (!rec) {
+      const io = disk.iocost || {};
+      const inForce = io.enabled ? [modelLine(disk.dev, io.model), qosLine(disk.dev, io.qos)].join('\n') : '';
+      rec = sameConfig(inForce, text) ? 'in_use' : 'differs';
+    }
+    return h('div', {},
+      h('p', {}, rec === 'in_use' ? h('span', { class: 'badge ok' }, 'recommended config in use') : h('span', { class: 'badge warn' }, 'differs from the recommended config'),
+        ' from ', link, solution ? ` (solution ${solution})` : ''),
+      copyBlock(text.trim(), 'Copy recommended config'));
+  }
+
+  function diskCard(disk, io, rec) {
+    const inForce = disk.iocost && disk.iocost.enabled
+      ? [modelLine(disk.dev, disk.iocost.model), qosLine(disk.dev, disk.iocost.qos)].filter(Boolean).join('\n')
+      : null;
+    const recBox = h('div', {}, loading('the recommendation'));
+    const card = h('article', { class: 'disk' },
+      h('h3', {}, `${disk.name || disk.dev} `, h('span', { class: 'muted' }, disk.dev)),
+      h('dl', { class: 'facts' },
+        h('dt', {}, 'Model'), h('dd', {}, disk.model || '–'),
+        h('dt', {}, 'Firmware'), h('dd', {}, disk.fwrev || '–'),
+        h('dt', {}, 'Size'), h('dd', {}, `${fmt.bytes(disk.size_bytes)}${disk.rotational ? ', rotational' : ''}`)),
+      h('h4', {}, 'io.cost config in force'),
+      inForce ? copyBlock(inForce, 'Copy config in force') : h('p', { class: 'muted' }, 'iocost is not enabled on this disk.'),
+      h('h4', {}, 'Recommended io.cost config'), recBox);
+    const pending = rec.then((el) => fill(recBox, el), (err) => {
+      if (err.name === 'AbortError') throw err;
+      fill(recBox, failure('the recommendation', err));
+    });
+
+    const cgs = (io && io.cgroups || []).filter((c) => c.series && c.series.length);
+    if (!cgs.length) {
+      card.append(h('h4', {}, 'Weight against usage'), empty('No per-cgroup IO cost data for this disk in this time range.'));
+      return { card, pending, draw() {} };
+    }
+    const shares = cgs.map((c) => ({ path: c.path, c, weight: mean(c.series, 'hweight_active_pct'), usage: mean(c.series, 'usage_pct') }))
+      .sort((a, b) => (b.usage ?? 0) - (a.usage ?? 0)).slice(0, 20);
+    const barBox = chartBox(`Weight share against usage share per cgroup on ${disk.name || disk.dev}`, Math.max(160, 28 * shares.length + 60));
+    const cgSel = h('select', { 'aria-label': `Cgroup on ${disk.name || disk.dev}` }, shares.map((s) => h('option', { value: s.path }, s.path)));
+    const shareBox = chartBox(`Weight and usage share over time on ${disk.name || disk.dev}`, 220);
+    const waitBox = chartBox(`Wait, debt and delay over time on ${disk.name || disk.dev}`, 200);
+    card.append(
+      h('h4', {}, 'Weight share (hweight) against usage share, mean over the range'), barBox.box,
+      h('h4', {}, 'Over time for ', cgSel), shareBox.box, waitBox.box);
+    const key = `io:${disk.dev}`;
+    const drawTime = () => {
+      const c = cgs.find((x) => x.path === cgSel.value) || cgs[0];
+      const r = { from: io.from, to: io.to };
+      ctx.charts.put(`${key}:share`, shareBox.canvas, timeSeriesConfig([
+        { label: 'hweight active', points: pointsOf(c.series, 'hweight_active_pct'), color: '#3b82f6' },
+        { label: 'hweight inuse', points: pointsOf(c.series, 'hweight_inuse_pct'), color: '#8b5cf6', dash: [4, 3] },
+        { label: 'usage', points: pointsOf(c.series, 'usage_pct'), color: '#f59e0b' },
+        { label: 'device vrate', points: (io.vrate || []).map((p) => ({ x: p.t, y: p.v })), color: '#64748b', axis: 'y2' },
+      ], { ...r, format: (v) => fmt.pct(v), min: 0, yTitle: 'share of the device', y2: { format: (v) => fmt.pct(v, 0) } }));
+      ctx.charts.put(`${key}:wait`, waitBox.canvas, timeSeriesConfig([
+        { label: 'wait', points: pointsOf(c.series, 'wait_us'), color: '#ef4444' },
+        { label: 'debt', points: pointsOf(c.series, 'indebt_us'), color: '#f59e0b' },
+        { label: 'delay', points: pointsOf(c.series, 'indelay_us'), color: '#8b5cf6' },
+      ], { ...r, format: fmt.us, min: 0, yTitle: 'time per interval' }));
+    };
+    cgSel.addEventListener('change', drawTime);
+    return {
+      card, pending,
+      draw() {
+        ctx.charts.put(`${key}:bars`, barBox.canvas, barsConfig(shares.map((s) => s.path), [
+          { label: 'weight share (hweight active)', values: shares.map((s) => s.weight), color: '#3b82f6' },
+          { label: 'usage share', values: shares.map((s) => s.usage), color: '#f59e0b' },
+        ], { format: (v) => fmt.pct(v), horizontal: true, title: 'share of the device' }));
+        drawTime();
+      },
+    };
+  }
+
+  const loadIo = (signal, early) => guard(ioSec.body, 'IO cost', async () => {
+    const disks = host.disks || [];
+    if (!disks.length) return fill(ioSec.body, empty('This host reported no disks.'));
+    // the recommendations do not depend on the time range: ask in parallel
+    const recs = new Map(disks.map((d) => [d.dev, recommended(d, signal)]));
+    recs.forEach((p) => p.catch(() => {}));
+    const resp = await (early || api.hostIocost(id, rangeParams(ctx), signal));
+    for (const key of [...ctx.charts.slots.keys()]) if (key.startsWith('io:')) ctx.charts.drop(key);
+    const byDev = new Map((resp.disks || []).map((d) => [d.dev, d]));
+    const cards = disks.map((d) => {
+      const io = byDev.get(d.dev);
+      return diskCard(d, io ? { from: resp.from, to: resp.to, cgroups: io.cgroups, vrate: io.vrate_pct } : null, recs.get(d.dev));
+    });
+    fill(ioSec.body, h('div', { class: 'disks-grid' }, cards.map((c) => c.card)));
+    for (const c of cards) c.draw();
+    await Promise.all(cards.map((c) => c.pending));
+  });
+
+  return {
+    async refresh(signal) {
+      lastSignal = signal;
+      if (!id) return fill(ctx.root, failure('the host', new Error('no host id in the address (?id=...)')));
+      // What does not depend on the host's details is asked at once, in
+      // parallel with them: the heatmap (unless it is for an L3 domain,
+      // which needs the CPU list) and the IO cost series.
+      const hostP = api.host(id, signal);
+      const heatP = scope.startsWith('l3:') ? null : api.hostRunqlat(id, rangeParams(ctx, scopeParams(scope, {})), signal);
+      const ioP = api.hostIocost(id, rangeParams(ctx), signal);
+      for (const p of [heatP, ioP]) if (p) p.catch(() => {}); // awaited below, or moot if the host is unknown
+      try {
+        host = await hostP;
+      } catch (err) {
+        if (err.name === 'AbortError') throw err;
+        fill(head, failure('the host', err));
+        for (const s of [lat, cgSec, cpuSec, ioSec]) s.el.hidden = true;
+        return;
+      }
+      for (const sec of [lat, cgSec, cpuSec, ioSec]) sec.el.hidden = false;
+      drawHead();
+      // the many small per-cgroup queries go last, so they do not queue the charts
+      await Promise.all([loadHeatmap(signal, heatP), loadIo(signal, ioP), loadCpus(signal, scope === 'host' ? heatP : null), loadCgroups(signal)]);
+    },
+    destroy() {},
+  };
+}
