@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -337,6 +338,10 @@ int main(int argc, char **argv)
 	opt.cgroup_depth = cfg.cgroup_depth;
 	if (report_open_collectors(&opt, states) < 0)
 		goto out;
+	/* Loading BPF programs parses the kernel's BTF: several MiB of heap, freed
+	 * after the load but kept by malloc. Hand those pages back so the daemon's
+	 * resident size is what it goes on using (~10 MiB rather than ~21). */
+	malloc_trim(0);
 	if (args.once || args.to_stdout)
 		rc = run_direct(&cfg, state_dir_set ? cfg.state_dir : NULL, states);
 	else
