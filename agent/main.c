@@ -336,6 +336,10 @@ int main(int argc, char **argv)
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	opt.cgroup_depth = cfg.cgroup_depth;
+	/* Large buffers (libbpf's copy of the kernel BTF) are mmap'd and unmapped
+	 * on free rather than kept in the heap, so the collectors' BPF loads, one
+	 * after another, do not stack up in the peak resident size. */
+	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 	if (report_open_collectors(&opt, states) < 0)
 		goto out;
 	/* Loading BPF programs parses the kernel's BTF: several MiB of heap, freed
