@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "agent/sched_ext_watch.h"
 #include "common/fsutil.h"
 
 int sched_ext_read(const char *root, struct sched_ext_state *st)
@@ -45,23 +46,64 @@ int sched_ext_to_json(const struct sched_ext_state *st, cJSON *report)
 	return 0;
 }
 
+#define SCHED_EXT_ROOT "/sys/kernel/sched_ext"
+#define SCHED_EXT_WATCH_MS 100
+
+static void sched_ext_watch_read(void *root, char *state, size_t state_len, char *ops, size_t ops_len)
+{
+	struct sched_ext_state st;
+
+	sched_ext_read(root, &st);
+	snprintf(state, state_len, "%s", st.state);
+	snprintf(ops, ops_len, "%s", st.ops);
+}
+
+/* The state is the watcher (issue 9), NULL on kernels without sched_ext. */
 static int sched_ext_open(const struct agent_options *opt, void **state)
 {
+	struct sched_ext_watch *w = NULL;
+	struct stat sb;
+	int err;
+
 	*state = NULL;
+	if (stat(SCHED_EXT_ROOT, &sb) < 0)
+		return 0;
+	err = sched_ext_watch_start(&w, SCHED_EXT_WATCH_MS, sched_ext_watch_read, (void *)SCHED_EXT_ROOT);
+	if (err)
+		return err;
+	*state = w;
 	return 0;
 }
 
 static int sched_ext_collect(void *state, cJSON *report)
 {
 	struct sched_ext_state st;
+	cJSON *changes;
+	int err;
 
-	/* Read at the end of the interval: a scheduler switch mid-interval shows in the next one. */
-	sched_ext_read("/sys/kernel/sched_ext", &st);
-	return sched_ext_to_json(&st, report);
+	/* state and ops as at the end of the interval; the changes within it, as
+	 * the watcher saw them, so the server can split the interval exactly */
+	sched_ext_read(SCHED_EXT_ROOT, &st);
+	err = sched_ext_to_json(&st, report);
+	if (err || !state)
+		return err;
+	changes = sched_ext_watch_take(state);
+	if (!changes)
+		return -ENOMEM;
+	if (cJSON_GetArraySize(changes) == 0) {
+		cJSON_Delete(changes);
+		return 0;
+	}
+	if (!cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(report, "sched_ext"), "transitions", changes)) {
+		cJSON_Delete(changes);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static void sched_ext_close(void *state)
 {
+	sched_ext_watch_stop(state);
 }
 
 const struct collector sched_ext_collector = {

@@ -19,7 +19,8 @@ int sched_ext_read(const char *root, struct sched_ext_state *st);
 /* Adds "sched_ext": {state, ops} (ops null when none) to report; 0 or -ENOMEM. */
 int sched_ext_to_json(const struct sched_ext_state *st, cJSON *report);
 
-/* Collector adding the top-level "sched_ext". */
+/* Collector adding the top-level "sched_ext", with the "transitions" seen
+ * during the interval (a sched_ext_watch thread polling sysfs). */
 extern const struct collector sched_ext_collector;
 
 #endif /* SCHEDIO_AGENT_SCHED_EXT_H */

@@ -15,6 +15,8 @@ const char *command_default_server(void);
 
 /* schedio health: asks a server whether it is up. */
 int cmd_health(int argc, char **argv);
+/* schedio scx run: loads a sched_ext scheduler until a signal (cmd_scx.c). */
+int cmd_scx(int argc, char **argv);
 
 /* schedio submit: sends resctl-bench result files to the SSD database. */
 int cmd_submit(int argc, char **argv);

@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "models", "list the SSD models in the database", cmd_models },
 	{ "config", "print the recommended io.cost lines for an SSD model", cmd_config },
 	{ "apply", "write the recommended io.cost configuration for this host's disks", cmd_apply },
+	{ "scx", "load a sched_ext scheduler (fifo, llc) and watch it", cmd_scx },
 };
 
 static void usage(void)

@@ -250,15 +250,16 @@ enum MHD_Result api_host_get(struct http_request *req)
 	return http_reply_json(req, MHD_HTTP_OK, doc);
 }
 
-static int add_report(void *arg, uint64_t seq, int64_t start_ms, int64_t end_ms)
+static int add_report(void *arg, const struct store_report *r)
 {
 	cJSON *o = cJSON_CreateObject();
 
 	if (!o)
 		return -1;
-	cJSON_AddNumberToObject(o, "seq", (double)seq);
-	cJSON_AddNumberToObject(o, "start_ms", (double)start_ms);
-	cJSON_AddNumberToObject(o, "end_ms", (double)end_ms);
+	cJSON_AddNumberToObject(o, "seq", (double)r->seq);
+	cJSON_AddNumberToObject(o, "start_ms", (double)r->start_ms);
+	cJSON_AddNumberToObject(o, "end_ms", (double)r->end_ms);
+	cJSON_AddNumberToObject(o, "dropped", (double)r->dropped);
 	cJSON_AddItemToArray(arg, o);
 	return 0;
 }

@@ -94,6 +94,10 @@ static void own_metrics(struct blob *b, struct server *srv, struct store *st, si
 	outf(b, "# HELP schedio_reports_duplicate_total Reports received again and not stored twice.\n"
 		"# TYPE schedio_reports_duplicate_total counter\nschedio_reports_duplicate_total %llu\n",
 	     (unsigned long long)atomic_load(&s->duplicates));
+	outf(b, "# HELP schedio_agent_reports_dropped_total Reports agents dropped from full spools, as the "
+		"reports stored since the server started say (delivery.dropped).\n"
+		"# TYPE schedio_agent_reports_dropped_total counter\nschedio_agent_reports_dropped_total %llu\n",
+	     (unsigned long long)atomic_load(&s->agent_dropped));
 	outf(b, "# HELP schedio_reports_rejected_total Reports refused, by reason.\n"
 		"# TYPE schedio_reports_rejected_total counter\n");
 	for (int r = 0; r < STATS_REJECT_REASONS; r++)

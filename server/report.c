@@ -610,6 +610,9 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 	if ((agent && get_str(&ps, agent, "version", "agent.", false, REPORT_MAX_NAME, &rep->agent_version)) ||
 	    ps.status)
 		goto out;
+	sec = get_obj(&ps, rep->doc, "delivery", "", false);
+	if (ps.status || (sec && get_int(&ps, sec, "dropped", "delivery.", false, 0, INT64_MAX, &rep->dropped, NULL)))
+		goto out;
 	sec = get_obj(&ps, rep->doc, "sched_ext", "", false);
 	if (ps.status || (sec && (get_str(&ps, sec, "state", "sched_ext.", false, REPORT_MAX_NAME, &rep->sched_state) ||
 				  get_str(&ps, sec, "ops", "sched_ext.", false, REPORT_MAX_NAME, &rep->sched_ops))))

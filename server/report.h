@@ -31,6 +31,7 @@ struct report {
 	int64_t cpus;                  /* 0 when absent */
 	uint64_t seq;
 	int64_t start_ms, end_ms;
+	int64_t dropped;               /* delivery.dropped: reports the agent dropped from its full spool; 0 when absent */
 	char *l3_json;                 /* canonical JSON text, NULL when absent */
 	char *disks_json;              /* API-shaped disk inventory, NULL when absent */
 	bool has_runqlat, has_iocost;

@@ -5,7 +5,6 @@
  */
 #include "server/route.h"
 
-#include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,43 +30,6 @@ static const struct route routes[] = {
 	{ "GET", "/api/v1/fleet/runqlat", api_fleet_runqlat },
 };
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Percent-decodes [s, s+len) into a new string; NULL on a bad escape or %00. */
-static char *segment_decode(const char *s, size_t len)
-{
-	char *out = malloc(len + 1), *o = out;
-
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < len; i++) {
-		int hi, lo;
-
-		if (s[i] != '%') {
-			*o++ = s[i];
-			continue;
-		}
-		hi = i + 2 < len ? hexval((unsigned char)s[i + 1]) : -1;
-		lo = i + 2 < len ? hexval((unsigned char)s[i + 2]) : -1;
-		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-			free(out);
-			return NULL;
-		}
-		*o++ = (char)(hi * 16 + lo);
-		i += 2;
-	}
-	*o = '\0';
-	return out;
-}
-
 int route_match(const char *pattern, const char *path, char **args, int max)
 {
 	int n = 0;
@@ -87,7 +49,7 @@ int route_match(const char *pattern, const char *path, char **args, int max)
 		if (plen >= 2 && pattern[0] == '{' && pattern[plen - 1] == '}') {
 			if (slen == 0 || n >= max)
 				goto nomatch;
-			args[n] = segment_decode(path, slen);
+			args[n] = strndup(path, slen); /* libmicrohttpd has percent-decoded the path already */
 			if (!args[n])
 				goto nomatch;
 			n++;

@@ -16,7 +16,8 @@ struct route {
 
 /* Finds the handler for req (filling req->args), or answers 404/405 itself. */
 enum MHD_Result route_dispatch(struct http_request *req);
-/* Matches path against pattern, storing up to max decoded captures; returns count or -1. */
+/* Matches the (already percent-decoded) path against pattern, storing up to max captures
+ * (malloc'd copies); returns count or -1. */
 int route_match(const char *pattern, const char *path, char **args, int max);
 
 #endif /* SCHEDIO_SERVER_ROUTE_H */

@@ -49,11 +49,18 @@ struct store_fleet_row {
 	size_t hist_len;
 };
 
-/* Callbacks return 0 to continue, non-zero to stop the scan with that value. */
 typedef int (*store_host_fn)(void *arg, const struct store_host *h);
 typedef int (*store_row_fn)(void *arg, const struct store_row *r);
 typedef int (*store_fleet_fn)(void *arg, const struct store_fleet_row *r);
-typedef int (*store_report_fn)(void *arg, uint64_t seq, int64_t start_ms, int64_t end_ms);
+/* One raw report as the reports listing shows it. */
+struct store_report {
+	uint64_t seq;
+	int64_t start_ms, end_ms;
+	int64_t dropped; /* the agent's delivery.dropped carried by this report */
+};
+
+/* Callbacks return 0 to continue, non-zero to stop the scan with that value. */
+typedef int (*store_report_fn)(void *arg, const struct store_report *r);
 typedef int (*store_id_fn)(void *arg, int64_t a, int64_t b);
 
 struct store;
@@ -66,7 +73,7 @@ struct store_ops {
 			   int64_t minute_mark);
 	/* Every host, or just the one with machine_id when not NULL. */
 	int (*hosts)(struct store *st, const char *machine_id, store_host_fn fn, void *arg);
-	/* seq and interval of the host's reports starting in [from, to), by seq. */
+	/* seq, interval and drop count of the host's reports starting in [from, to), by seq. */
 	int (*reports)(struct store *st, int64_t host_id, int64_t from, int64_t to, store_report_fn fn, void *arg);
 	/* Rows of a level starting in [from, to) for one host (by time) or all (host_id < 0). */
 	int (*scan)(struct store *st, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,

@@ -31,7 +31,7 @@ static const char *const sql[SQ_COUNT] = {
 			   "agent_version = coalesce(?10, agent_version), last_start_ms = ?11, last_end_ms = ?12 "
 			   "WHERE id = ?1 AND last_start_ms <= ?11",
 	[SQ_REPORT_INSERT] = "INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
-			     "host_hist, series, iocost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+			     "host_hist, series, iocost, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
 			     "ON CONFLICT (host_id, seq) DO NOTHING",
 	[SQ_DIRTY_INSERT] = "INSERT OR IGNORE INTO rollup_dirty (host_id, t) VALUES (?, ?)",
 	[SQ_HOSTS_ALL] = "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
@@ -40,7 +40,7 @@ static const char *const sql[SQ_COUNT] = {
 	[SQ_HOSTS_ONE] = "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
 			 "sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms FROM hosts "
 			 "WHERE machine_id = ?",
-	[SQ_REPORTS] = "SELECT seq, start_ms, end_ms FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
+	[SQ_REPORTS] = "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
 		       "ORDER BY seq",
 	[SQ_SCAN_RAW_HOST] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms "
 			     "FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms",
@@ -149,6 +149,7 @@ static int put_one(struct sq_store *s, const struct report *r, int64_t now_ms, i
 	bind_blob(st, 8, r->host_hist.p, r->host_hist.len, r->has_runqlat);
 	bind_blob(st, 9, r->series.p, r->series.len, r->has_runqlat);
 	bind_blob(st, 10, r->iocost.p, r->iocost.len, r->has_iocost);
+	sqlite3_bind_int64(st, 11, r->dropped);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return -1;
 	if (sqlite3_changes(s->db) == 0) {

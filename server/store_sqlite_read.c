@@ -60,9 +60,15 @@ int sq_reports(struct store *base, int64_t host_id, int64_t from, int64_t to, st
 	sqlite3_bind_int64(st, 1, host_id);
 	sqlite3_bind_int64(st, 2, from);
 	sqlite3_bind_int64(st, 3, to);
-	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		stop = fn(arg, (uint64_t)sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-			  sqlite3_column_int64(st, 2));
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_report r = {
+			.seq = (uint64_t)sqlite3_column_int64(st, 0),
+			.start_ms = sqlite3_column_int64(st, 1),
+			.end_ms = sqlite3_column_int64(st, 2),
+			.dropped = sqlite3_column_int64(st, 3),
+		};
+		stop = fn(arg, &r);
+	}
 	if (stop) {
 		sqlite3_reset(st);
 		return stop;

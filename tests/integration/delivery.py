@@ -1,21 +1,19 @@
 """delivery.py - what the agent delivery tests share: a schedio-agent
-process in daemon mode with its own state folder, and a report receiver.
+process in daemon mode with its own state folder; the REAL schedio-server
+(harness.Server) with an ingest token, whose stored reports are read only
+through GET /api/v1/hosts/{id}/reports; and ReportReceiver, a stand-in.
 
-ReportReceiver STANDS IN FOR THE REAL SERVER's ingest (POST /api/v1/reports
-and GET /api/v1/hosts/{id}/reports, issue 5) until that lands: a real HTTP
-server on loopback (python's http.server, HTTP/1.1 keep-alive, optional TLS)
-that gunzips each report, stores it once per (host.id, seq) like the real
-ingest, and can be stopped and restarted on the same port, answer 5xx, or
-demand a bearer token. It also records what a test needs to see that the
-agent never resends an acknowledged report."""
+ReportReceiver is used only where a test needs what the real server cannot be
+made to show: answering 503 on demand, and which connection and encoding
+each report came with. It is a real HTTP server on
+loopback (python's http.server, HTTP/1.1 keep-alive) that gunzips each report
+and stores it once per (host.id, seq) like the real ingest."""
 import gzip
 import http.server
 import json
 import os
-import re
 import signal
 import socket
-import ssl
 import subprocess
 import tempfile
 import threading
@@ -33,10 +31,8 @@ def free_port():
 
 
 class ReportReceiver:
-    def __init__(self, port=None, token=None, certfile=None, keyfile=None):
+    def __init__(self, port=None):
         self.port = port or free_port()
-        self.token = token
-        self.certfile, self.keyfile = certfile, keyfile
         self.fail_status = None
         self.lock = threading.Lock()
         self.stored = {}          # (host_id, seq) -> report
@@ -49,7 +45,7 @@ class ReportReceiver:
 
     @property
     def url(self):
-        return ("https" if self.certfile else "http") + f"://127.0.0.1:{self.port}"
+        return f"http://127.0.0.1:{self.port}"
 
     def _handler(rcv):
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -80,10 +76,6 @@ class ReportReceiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 if self.path != "/api/v1/reports":
                     return self.reply(404, {"error": "no such path"})
-                if rcv.token and self.headers.get("Authorization") != "Bearer " + rcv.token:
-                    with rcv.lock:
-                        rcv.posts.append((None, 401))
-                    return self.reply(401, {"error": "missing or wrong bearer token"})
                 with rcv.lock:
                     rcv.client_ports.append(self.client_address[1])
                 if self.headers.get("Content-Encoding") == "gzip":
@@ -105,22 +97,11 @@ class ReportReceiver:
                     return self.reply(status, {"error": "stand-in told to fail"})
                 self.reply(200, {"stored": True})
 
-            def do_GET(self):
-                m = re.fullmatch(r"/api/v1/hosts/([^/]+)/reports", self.path.split("?")[0])
-                if not m:
-                    return self.reply(404, {"error": "no such path"})
-                self.reply(200, {"reports": [
-                    {"seq": r["seq"], "start_ms": r["interval"]["start_ms"], "end_ms": r["interval"]["end_ms"]}
-                    for r in rcv.reports(m.group(1))]})
         return Handler
 
     def start(self):
         httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), self._handler())
         httpd.daemon_threads = True
-        if self.certfile:
-            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            ctx.load_cert_chain(self.certfile, self.keyfile)
-            httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
         self.httpd = httpd
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         return self
@@ -146,8 +127,30 @@ class ReportReceiver:
     def seqs(self, host_id):
         return [r["seq"] for r in self.reports(host_id)]
 
-    def dropped_total(self, host_id):
-        return sum(r.get("delivery", {}).get("dropped", 0) for r in self.reports(host_id))
+
+FAR_FUTURE_MS = 4102444800000  # 2100-01-01: "to" that takes every report
+
+
+def ingest_server(*args, **kw):
+    """The real schedio-server (not started) with an ingest token in .token."""
+    srv = harness.Server(*args, **kw)
+    srv.token = srv.add_token("agent-test")
+    return srv
+
+
+def stored(srv, hid):
+    """Every report of host hid the real server stored ({seq, start_ms, end_ms,
+    dropped}, by seq), as GET /api/v1/hosts/{id}/reports lists it."""
+    r = srv.request("GET", f"/api/v1/hosts/{hid}/reports?from=0&to={FAR_FUTURE_MS}")
+    if r.status == 404:  # the host has not reported yet
+        return []
+    if r.status != 200:
+        raise AssertionError(f"reports list: {r.status} {r.body[:300]!r}")
+    return r.json()["reports"]
+
+
+def stored_seqs(srv, hid):
+    return [r["seq"] for r in stored(srv, hid)]
 
 
 def host_id():

@@ -11,6 +11,7 @@ import re
 import shutil
 import sqlite3
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -90,10 +91,15 @@ class Response:
         return self.headers.get(name.lower())
 
 
-def request(base, method, path, body=None, headers=None, timeout=30):
-    """One HTTP request on a fresh connection; returns Response."""
+def request(base, method, path, body=None, headers=None, timeout=30, ca_file=None):
+    """One HTTP(S) request on a fresh connection; returns Response. https is
+    verified against ca_file (or the system's CAs)."""
     u = urllib.parse.urlsplit(base)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
+    if u.scheme == "https":
+        conn = http.client.HTTPSConnection(u.hostname, u.port, timeout=timeout,
+                                           context=ssl.create_default_context(cafile=ca_file))
+    else:
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
     try:
         if isinstance(body, (dict, list)):
             body = json.dumps(body).encode()
@@ -109,37 +115,63 @@ def request(base, method, path, body=None, headers=None, timeout=30):
 
 
 class Server:
-    """A schedio-server process on 127.0.0.1:0 with its own database file."""
+    """A schedio-server process on 127.0.0.1:0 with its own database file.
+    restart() brings it back on the same port and database (an outage as an
+    agent sees it); ca_file verifies an https server (--tls-cert/--tls-key)."""
 
-    def __init__(self, *args, db=None, workdir=None):
+    def __init__(self, *args, db=None, workdir=None, ca_file=None):
         self.workdir = workdir or tempfile.mkdtemp(prefix="schedio-test-")
         if db is None:
             db = pg_database() if BACKEND == "postgresql" else os.path.join(self.workdir, "schedio.db")
         self.db = db
         self.args = list(args)
+        self.ca_file = ca_file
         self.proc = None
         self.url = None
+        self.port = None
         self.stderr_path = os.path.join(self.workdir, "server.stderr")
 
-    def start(self, timeout=20):
-        self.stderr = open(self.stderr_path, "w")
+    def start(self, timeout=20, same_port=False):
+        """Starts on an ephemeral port, or with same_port on the one the last start had."""
+        port = self.port if same_port and self.port else 0
+        self.stderr = open(self.stderr_path, "a")
         self.proc = subprocess.Popen(
-            [binary("schedio-server"), "--listen", "127.0.0.1:0", "--db", self.db, *self.args],
+            [binary("schedio-server"), "--listen", f"127.0.0.1:{port}", "--db", self.db, *self.args],
             stdout=subprocess.PIPE, stderr=self.stderr, text=True)
         deadline = time.time() + timeout
         while time.time() < deadline:
             line = self.proc.stdout.readline()
             if not line:
                 break
-            m = re.match(r"schedio-server listening on (http://\S+?)/?$", line.strip())
+            m = re.match(r"schedio-server listening on (https?://\S+?)/?$", line.strip())
             if m:
                 self.url = m.group(1)
+                self.port = urllib.parse.urlsplit(self.url).port
                 return self
         self.proc.kill()
         raise RuntimeError("server did not start: " + open(self.stderr_path).read())
 
+    def restart(self, timeout=20):
+        """Starts again on the port and database file of the last start (after stop())."""
+        return self.start(timeout, same_port=True)
+
+    def add_token(self, name, scope="ingest"):
+        """Creates a token in this server's database (running or not); returns it."""
+        r = run([binary("schedio-server"), "token", "add", "--db", self.db, "--scope", scope, name])
+        if r.returncode != 0:
+            raise RuntimeError("token add failed: " + r.stderr)
+        return r.stdout.strip().splitlines()[-1]
+
     def request(self, method, path, body=None, headers=None, timeout=30):
-        return request(self.url, method, path, body, headers, timeout)
+        return request(self.url, method, path, body, headers, timeout, self.ca_file)
+
+    def metric(self, name):
+        """The value of an unlabelled series on /metrics."""
+        r = self.request("GET", "/metrics")
+        m = re.search(r"^" + re.escape(name) + r" (\S+)$", r.body.decode(), re.M)
+        if not m:
+            raise AssertionError(f"{name} not on /metrics")
+        return float(m.group(1))
 
     def get_json(self, path, expect=200):
         r = self.request("GET", path)

@@ -1,13 +1,10 @@
 """test_agent_tls.py - reports cross TLS with verification on. A throwaway
 CA and server certificate are made with openssl for each run, plus a second,
-unrelated CA. schedio-server serves HTTPS with --tls-cert/--tls-key and is
-verified against the CA; the agent, given the wrong CA, logs one clear line
-per attempt, keeps its reports and keeps running; a SIGHUP with the right CA
-delivers them all, each once.
-
-Agent-to-ingest delivery goes to delivery.ReportReceiver over TLS, which
-STANDS IN FOR THE REAL SERVER's ingest until issue 5 lands; against the real
-schedio-server the test checks the agent's TLS handshake and verification."""
+unrelated CA. The real schedio-server serves HTTPS with --tls-cert/--tls-key
+and an ingest token and is verified against the CA; the agent, given the
+wrong CA, logs one clear line per attempt, keeps its reports and keeps
+running; a SIGHUP with the right CA delivers them all, each once, as GET
+/api/v1/hosts/{id}/reports (over verified TLS too) shows."""
 import os
 import shutil
 import signal
@@ -15,12 +12,11 @@ import socket
 import ssl
 import subprocess
 import tempfile
-import time
 import unittest
 import urllib.request
 
 import harness
-from delivery import Agent, ReportReceiver, free_port, host_id, wait_for
+from delivery import Agent, host_id, ingest_server, stored_seqs, wait_for
 
 
 def openssl(*args, cwd):
@@ -57,11 +53,8 @@ class TlsTest(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.d, ignore_errors=True)
 
-    def https_server(self, port=0):
-        srv = harness.Server("--tls-cert", self.cert, "--tls-key", self.key, "--listen", f"127.0.0.1:{port}")
-        # harness.Server reads an http:// line; a TLS server prints https://.
-        srv.start = lambda timeout=20, srv=srv: start_https(srv, timeout)
-        return srv
+    def https_server(self):
+        return ingest_server("--tls-cert", self.cert, "--tls-key", self.key, ca_file=self.ca)
 
     def test_server_serves_https_verified_by_its_ca(self):
         with self.https_server() as srv:
@@ -98,26 +91,17 @@ class TlsTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("is --tls-key the key of --tls-cert?", r.stderr)
 
-    def test_agent_verifies_the_real_server(self):
-        # The real server has no ingest yet (issue 5): a 404 proves the TLS session was verified and
-        # an HTTP answer came back; the wrong CA never gets that far.
-        with self.https_server() as srv:
-            for ca, expect in ((self.other_ca, "is not trusted"), (self.ca, "answered 404")):
-                agent = Agent("--server", srv.url, "--interval", "1", "--ca-file", ca).start()
-                try:
-                    wait_for(lambda: expect in agent.log(), 15, expect + ": " + agent.log())
-                    self.assertTrue(agent.alive())
-                    self.assertEqual(agent.stop()[0], 0)
-                finally:
-                    agent.cleanup()
-
     def test_agent_wrong_ca_retries_then_reload_delivers_everything(self):
-        rcv = ReportReceiver(certfile=self.cert, keyfile=self.key).start()
+        srv = self.https_server().start()
+        self.assertTrue(srv.url.startswith("https://"))
         conf = os.path.join(self.d, "agent.conf")
+        tok = os.path.join(self.d, "token")
+        with open(tok, "w") as f:
+            f.write(srv.token + "\n")
 
         def write_conf(ca):
             with open(conf, "w") as f:
-                f.write(f"server = {rcv.url}\nca_file = {ca}\ninterval = 1\nbackoff_max = 2\n")
+                f.write(f"server = {srv.url}\ntoken_file = {tok}\nca_file = {ca}\ninterval = 1\nbackoff_max = 2\n")
 
         write_conf(self.other_ca)
         agent = Agent()
@@ -127,41 +111,24 @@ class TlsTest(unittest.TestCase):
             wait_for(lambda: agent.log().count("is not trusted") >= 2, 20, "two failed attempts: " + agent.log())
             self.assertIn(f"not trusted by {self.other_ca} (wrong ca_file?)", agent.log())
             self.assertTrue(agent.alive())
-            self.assertEqual(rcv.seqs(hid), [])
+            self.assertEqual(stored_seqs(srv, hid), [])
             wait_for(lambda: len(agent.spooled()) >= 3, 10, "reports kept in the spool")
             self.assertTrue(agent.alive())
             write_conf(self.ca)
             agent.send(signal.SIGHUP)
-            wait_for(lambda: len(rcv.seqs(hid)) >= 5 and not agent.spooled(), 30, "delivery: " + agent.log()[-2000:])
+            wait_for(lambda: len(stored_seqs(srv, hid)) >= 5 and not agent.spooled(), 30,
+                     "delivery: " + agent.log()[-2000:])
             agent.stop()
             agent.start("--config", conf, "--interval", "60")
             wait_for(lambda: not agent.spooled(), 20, "the flushed interval")
             agent.stop()
-            seqs = rcv.seqs(hid)
-            self.assertEqual(seqs, list(range(1, len(seqs) + 1)))
-            self.assertEqual(rcv.resent_after_ack, 0)
+            seqs = stored_seqs(srv, hid)
+            self.assertEqual(seqs, list(range(1, len(seqs) + 1)), "a seq is missing or stored twice")
+            self.assertEqual(srv.metric("schedio_reports_duplicate_total"), 0)
+            srv.stop()
         finally:
-            rcv.stop()
             agent.cleanup()
-
-
-def start_https(srv, timeout):
-    import re
-    srv.stderr = open(srv.stderr_path, "w")
-    srv.proc = subprocess.Popen(
-        [harness.binary("schedio-server"), "--listen", "127.0.0.1:0", "--db", srv.db, *srv.args],
-        stdout=subprocess.PIPE, stderr=srv.stderr, text=True)
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        line = srv.proc.stdout.readline()
-        if not line:
-            break
-        m = re.match(r"schedio-server listening on (https://\S+?)/?$", line.strip())
-        if m:
-            srv.url = m.group(1)
-            return srv
-    srv.proc.kill()
-    raise RuntimeError("server did not start: " + open(srv.stderr_path).read())
+            srv.cleanup()
 
 
 if __name__ == "__main__":

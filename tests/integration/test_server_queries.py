@@ -125,8 +125,8 @@ class Queries(unittest.TestCase):
 
     def test_reports_list_sorted_by_seq(self):
         reps = self.s.get_json(f"/api/v1/hosts/qb/reports?from={self.t0 - 1}")["reports"]
-        self.assertEqual(reps, [{"seq": 1, "start_ms": self.t0, "end_ms": self.t0 + 10000},
-                                {"seq": 2, "start_ms": self.t0 + 10000, "end_ms": self.t0 + 20000}])
+        self.assertEqual(reps, [{"seq": 1, "start_ms": self.t0, "end_ms": self.t0 + 10000, "dropped": 0},
+                                {"seq": 2, "start_ms": self.t0 + 10000, "end_ms": self.t0 + 20000, "dropped": 0}])
 
     def test_bad_query_parameters_are_400(self):
         for path in ("/api/v1/hosts/qa/runqlat?step=abc", "/api/v1/hosts/qa/runqlat?from=10&to=5",

@@ -98,11 +98,32 @@ static void test_report_bad_input_names_the_problem(void **state)
 	expect(big, 400, "limit of 4096 bytes");
 }
 
+/* delivery.dropped is kept as sent; absent is 0; a negative or non-integer count is refused. */
+static void test_report_delivery_dropped(void **state)
+{
+	struct report rep;
+	char err[512];
+
+	assert_int_equal(parse(HEAD ",\"delivery\":{\"dropped\":7}}", &rep, err), 0);
+	assert_int_equal(rep.dropped, 7);
+	report_free(&rep);
+	assert_int_equal(parse(HEAD ",\"delivery\":{}}", &rep, err), 0);
+	assert_int_equal(rep.dropped, 0);
+	report_free(&rep);
+	assert_int_equal(parse(HEAD "}", &rep, err), 0);
+	assert_int_equal(rep.dropped, 0);
+	report_free(&rep);
+	expect(HEAD ",\"delivery\":{\"dropped\":-1}}", 400, "delivery.dropped is out of range");
+	expect(HEAD ",\"delivery\":{\"dropped\":\"3\"}}", 400, "delivery.dropped must be an integer");
+	expect(HEAD ",\"delivery\":[1]}", 400, "delivery must be an object");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_valid_decodes_to_what_was_sent),
 		cmocka_unit_test(test_report_bad_input_names_the_problem),
+		cmocka_unit_test(test_report_delivery_dropped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* test_route.c - the route matcher: literal segments, {captures} decoded,
- * and paths that must not match (extra segments, bad escapes, %00).
+ * kept as libmicrohttpd decoded them, and paths that must not match.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,13 +22,13 @@ static void test_route_match_literal_and_captures(void **state)
 	int n;
 
 	assert_int_equal(route_match("/healthz", "/healthz", args, HTTP_MAX_PATH_ARGS), 0);
-	n = route_match("/api/v1/hosts/{id}/runqlat", "/api/v1/hosts/abc%20d/runqlat", args, HTTP_MAX_PATH_ARGS);
+	n = route_match("/api/v1/hosts/{id}/runqlat", "/api/v1/hosts/abc d/runqlat", args, HTTP_MAX_PATH_ARGS);
 	assert_int_equal(n, 1);
 	assert_string_equal(args[0], "abc d");
 	free_args(args, n);
-	n = route_match("/a/{x}/b/{y}", "/a/1/b/'%3B%20DROP", args, HTTP_MAX_PATH_ARGS);
+	n = route_match("/a/{x}/b/{y}", "/a/1/b/'; DROP%41", args, HTTP_MAX_PATH_ARGS);
 	assert_int_equal(n, 2);
-	assert_string_equal(args[1], "'; DROP");
+	assert_string_equal(args[1], "'; DROP%41"); /* never decoded twice */
 	free_args(args, n);
 }
 
@@ -39,9 +39,6 @@ static void test_route_match_rejects(void **state)
 	assert_int_equal(route_match("/healthz", "/healthz/", args, HTTP_MAX_PATH_ARGS), -1);
 	assert_int_equal(route_match("/api/v1/hosts/{id}", "/api/v1/hosts/", args, HTTP_MAX_PATH_ARGS), -1);
 	assert_int_equal(route_match("/api/v1/hosts/{id}", "/api/v1/hosts/a/b", args, HTTP_MAX_PATH_ARGS), -1);
-	assert_int_equal(route_match("/api/v1/hosts/{id}", "/api/v1/hosts/%zz", args, HTTP_MAX_PATH_ARGS), -1);
-	assert_int_equal(route_match("/api/v1/hosts/{id}", "/api/v1/hosts/a%00b", args, HTTP_MAX_PATH_ARGS), -1);
-	assert_int_equal(route_match("/api/v1/hosts/{id}", "/api/v1/hosts/ab%4", args, HTTP_MAX_PATH_ARGS), -1);
 	assert_int_equal(route_match("/api/v1/hosts", "/api/v1/host", args, HTTP_MAX_PATH_ARGS), -1);
 	assert_int_equal(route_match("/api/v1/hosts", "", args, HTTP_MAX_PATH_ARGS), -1);
 }

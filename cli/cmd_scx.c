@@ -1,0 +1,320 @@
+/* cmd_scx.c - `schedio scx run`: load a sched_ext scheduler, show what it
+ * does, unload it.
+ *
+ * The article's loop: a scheduling policy is a BPF program loaded at run
+ * time, measured, and replaced. This command loads one of the two built-in
+ * policies (scx_fifo, scx_llc) or any object built the same way (--object),
+ * prints its counters every few seconds and unregisters it on SIGINT/SIGTERM
+ * or after --duration; the kernel then falls back to the fair class. If the
+ * kernel throws the scheduler out first (the watchdog, or an error in it),
+ * the kernel's exit reason is printed and the status is 3.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <bpf/libbpf.h>
+
+#include "cli/command.h"
+#include "cli/scx_sched.h"
+#include "cli/scx_state.h"
+#include "cli/scx_topology.h"
+#include "common/cli.h"
+
+#ifdef SCHEDIO_HAVE_SCX
+#include "scx_fifo.skel.h"
+#include "scx_llc.skel.h"
+#endif
+
+#define PROG "schedio scx"
+#define EXIT_EJECTED 3
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+struct scx_run_opts {
+	const char *which; /* "fifo", "llc", or NULL with object */
+	const char *object;
+	const char *domains;
+	uint32_t timeout_ms;
+	uint64_t steal_after_ns;
+	uint64_t duration_s; /* 0: until a signal */
+	uint64_t interval_s;
+};
+
+static void usage(void)
+{
+	printf("Usage: schedio scx run fifo|llc [OPTION]...\n"
+	       "       schedio scx run --object FILE.bpf.o [OPTION]...\n"
+	       "\n"
+	       "Loads a sched_ext scheduler, prints its counters every few seconds and\n"
+	       "unloads it on Ctrl-C/SIGTERM (the kernel falls back to the fair class).\n"
+	       "  fifo               one global FIFO queue (scx_fifo)\n"
+	       "  llc                one queue per L3 cache domain, stealing when empty (scx_llc)\n"
+	       "  --object FILE      any scheduler object with one SEC(\".struct_ops\") sched_ext_ops\n"
+	       "  --timeout-ms N     watchdog: the kernel ejects the scheduler if a task waits\n"
+	       "                     this long (default: the kernel's, 30000)\n"
+	       "  --steal always|after:N   llc: steal from other domains at once (default), or\n"
+	       "                     only after the own domain has been empty N microseconds\n"
+	       "  --domains SPEC     llc: domains by hand, e.g. 0-1/2-3 (default: L3 from sysfs)\n"
+	       "  --duration S       unload after S seconds (default: run until a signal)\n"
+	       "  --interval S       seconds between counter lines (default 2)\n"
+	       "\n"
+	       "Exit status: 0 unloaded by us, 1 error, 2 usage, 3 the kernel ejected the scheduler.\n");
+}
+
+static void parse_steal(const char *arg, struct scx_run_opts *o)
+{
+	uint64_t us;
+
+	if (strcmp(arg, "always") == 0) {
+		o->steal_after_ns = 0;
+		return;
+	}
+	if (strncmp(arg, "after:", 6) == 0 && cli_parse_u64(arg + 6, 1, 10 * 1000 * 1000, &us) == 0) {
+		o->steal_after_ns = us * 1000;
+		return;
+	}
+	cli_usage_error(PROG, "--steal takes always or after:MICROSECONDS (1..10000000), not '%s'", arg);
+}
+
+static void parse_args(int argc, char **argv, struct scx_run_opts *o)
+{
+	static const struct option opts[] = {
+		{ "object", required_argument, NULL, 'o' },   { "timeout-ms", required_argument, NULL, 't' },
+		{ "steal", required_argument, NULL, 's' },    { "domains", required_argument, NULL, 'd' },
+		{ "duration", required_argument, NULL, 'D' }, { "interval", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },	      { 0 },
+	};
+	uint64_t v;
+	int c;
+	bool steal_set = false;
+
+	memset(o, 0, sizeof(*o));
+	o->interval_s = 2;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->object = optarg;
+			break;
+		case 't':
+			if (cli_parse_u64(optarg, 1, 30000, &v))
+				cli_usage_error(PROG, "--timeout-ms takes 1..30000 (the kernel's maximum)");
+			o->timeout_ms = (uint32_t)v;
+			break;
+		case 's':
+			parse_steal(optarg, o);
+			steal_set = true;
+			break;
+		case 'd':
+			o->domains = optarg;
+			break;
+		case 'D':
+			if (cli_parse_u64(optarg, 1, 365ULL * 86400, &o->duration_s))
+				cli_usage_error(PROG, "--duration takes whole seconds >= 1");
+			break;
+		case 'i':
+			if (cli_parse_u64(optarg, 1, 3600, &o->interval_s))
+				cli_usage_error(PROG, "--interval takes 1..3600 seconds");
+			break;
+		case 'h':
+			usage();
+			exit(0);
+		default:
+			cli_bad_option(PROG, argc, argv);
+		}
+	}
+	if (optind < argc)
+		o->which = argv[optind++];
+	if (optind < argc)
+		cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+	if (!o->which == !o->object)
+		cli_usage_error(PROG, "name one scheduler: fifo, llc or --object FILE");
+	if (o->which && strcmp(o->which, "fifo") != 0 && strcmp(o->which, "llc") != 0)
+		cli_usage_error(PROG, "unknown scheduler '%s' (fifo or llc)", o->which);
+	if ((steal_set || o->domains) && !(o->which && strcmp(o->which, "llc") == 0))
+		cli_usage_error(PROG, "--steal and --domains are options of llc");
+}
+
+/* Describes the L3 domains and the steal policy to scx_llc (between load and attach). */
+static int configure_llc(struct scx_sched *s, const struct scx_run_opts *o)
+{
+	static struct scx_topology topo;
+	struct schedio_scx_llc_config cfg = { 0 };
+	int ncpu = libbpf_num_possible_cpus();
+	char why[256];
+	int rc = o->domains ? scx_topology_parse(o->domains, ncpu > 0 ? (uint32_t)ncpu : 0, &topo, why, sizeof(why))
+			    : scx_topology_from_sysfs("/sys", ncpu > 0 ? (uint32_t)ncpu : 0, &topo, why, sizeof(why));
+
+	if (rc) {
+		fprintf(stderr, "%s: %s%s\n", PROG, o->domains ? "--domains: " : "", why);
+		return -1;
+	}
+	for (uint32_t c = 0; c < topo.nr_cpus; c++) {
+		if (scx_sched_map_set(s, "cpu_domain", c, &topo.domain[c]))
+			goto fail;
+	}
+	cfg.nr_domains = topo.nr_domains;
+	cfg.nr_cpus = topo.nr_cpus;
+	cfg.steal_after_ns = o->steal_after_ns;
+	if (scx_sched_map_set(s, "llc_config", 0, &cfg))
+		goto fail;
+	printf("%s: scx_llc: %u CPUs in %u L3 domain(s), steal %s", PROG, topo.nr_cpus, topo.nr_domains,
+	       o->steal_after_ns ? "after " : "always");
+	if (o->steal_after_ns)
+		printf("%llu us", (unsigned long long)(o->steal_after_ns / 1000));
+	printf("\n");
+	return 0;
+fail:
+	fprintf(stderr, "%s: %s\n", PROG, s->err);
+	return -1;
+}
+
+static void print_stats(struct scx_sched *s, uint64_t prev[SCHEDIO_SCX_STAT_NR], double secs)
+{
+	uint64_t now[SCHEDIO_SCX_STAT_NR];
+
+	if (scx_sched_stats(s, now))
+		return;
+	printf("%s: enqueued %llu dispatched %llu (%.0f/s) stolen %llu idle_picks %llu\n", s->name,
+	       (unsigned long long)now[SCHEDIO_SCX_STAT_ENQUEUED], (unsigned long long)now[SCHEDIO_SCX_STAT_DISPATCHED],
+	       secs > 0 ? (double)(now[SCHEDIO_SCX_STAT_DISPATCHED] - prev[SCHEDIO_SCX_STAT_DISPATCHED]) / secs : 0.0,
+	       (unsigned long long)now[SCHEDIO_SCX_STAT_STOLEN], (unsigned long long)now[SCHEDIO_SCX_STAT_IDLE_PICKS]);
+	fflush(stdout);
+	memcpy(prev, now, sizeof(now));
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void print_exit(const struct scx_sched *s, const struct schedio_scx_exit *ex, const char *how, double secs)
+{
+	printf("%s: %s %s after %.2f s: %s (kind %d)%s%s%s%s\n", PROG, s->name, how, secs,
+	       scx_sched_exit_kind_name(ex->kind), ex->kind, ex->reason[0] ? ": " : "", ex->reason,
+	       ex->msg[0] ? ": " : "", ex->msg);
+	fflush(stdout);
+}
+
+/* Runs until a signal, the duration, or the kernel ejecting the scheduler. */
+/* start: when registering began (a broken scheduler may starve this very
+ * process right after, so the clock cannot be read later) */
+static int run_attached(struct scx_sched *s, const struct scx_run_opts *o, double start)
+{
+	uint64_t prev[SCHEDIO_SCX_STAT_NR] = { 0 };
+	struct schedio_scx_exit ex;
+	double last = start;
+	char state[64], ops[160];
+
+	for (;;) {
+		struct timespec tick = { 0, 100 * 1000 * 1000 };
+		double now;
+
+		nanosleep(&tick, NULL);
+		now = mono_s();
+		if (scx_sched_exit_info(s, &ex) == 1) {
+			print_stats(s, prev, now - last);
+			print_exit(s, &ex, "was ejected by the kernel", now - start);
+			return EXIT_EJECTED;
+		}
+		if (scx_state_read("/sys", state, sizeof(state), ops, sizeof(ops)) == 0 &&
+		    strcmp(state, "disabled") == 0) {
+			/* Disabled without ops.exit having run: say so rather than wait. */
+			printf("%s: %s is no longer loaded (state disabled) and left no exit info\n", PROG, s->name);
+			return EXIT_EJECTED;
+		}
+		if (now - last >= (double)o->interval_s) {
+			print_stats(s, prev, now - last);
+			last = now;
+		}
+		if (stop_requested || (o->duration_s && now - start >= (double)o->duration_s))
+			break;
+	}
+	print_stats(s, prev, mono_s() - last);
+	scx_sched_detach(s);
+	if (scx_sched_exit_info(s, &ex) == 1)
+		print_exit(s, &ex, "detached", mono_s() - start);
+	else
+		printf("%s: %s detached\n", PROG, s->name);
+	return 0;
+}
+
+static int scx_run(int argc, char **argv)
+{
+	struct scx_run_opts o;
+	struct scx_sched s = { .link_fd = -1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	const void *elf = NULL;
+	size_t len = 0;
+	char why[256];
+	double start;
+	int err, rc = 1;
+
+	parse_args(argc, argv, &o);
+#ifdef SCHEDIO_HAVE_SCX
+	if (o.which)
+		elf = strcmp(o.which, "fifo") == 0 ? scx_fifo__elf_bytes(&len) : scx_llc__elf_bytes(&len);
+#else
+	if (o.which) {
+		fprintf(stderr, "%s: built without the sched_ext schedulers: %s\n", PROG, SCHEDIO_SCX_SKIP_REASON);
+		return 1;
+	}
+#endif
+	if (scx_state_preflight("/sys", why, sizeof(why))) {
+		fprintf(stderr, "%s: %s\n", PROG, why);
+		return 1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (scx_sched_open(&s, elf, len, o.object) || scx_sched_load(&s)) {
+		fprintf(stderr, "%s: %s\n", PROG, s.err);
+		goto out;
+	}
+	if (o.which && strcmp(o.which, "llc") == 0 && configure_llc(&s, &o))
+		goto out;
+	start = mono_s();
+	err = scx_sched_attach(&s, o.timeout_ms);
+	if (err == -EBUSY || err == -EEXIST) {
+		fprintf(stderr, "%s: another sched_ext scheduler is active\n", PROG);
+		goto out;
+	} else if (err == -EPERM || err == -EACCES) {
+		fprintf(stderr, "%s: registering needs root (CAP_BPF and CAP_SYS_ADMIN)\n", PROG);
+		goto out;
+	} else if (err) {
+		fprintf(stderr, "%s: %s\n", PROG, s.err);
+		goto out;
+	}
+	printf("%s: %s attached (watchdog %s%u ms); SIGINT/SIGTERM detaches\n", PROG, s.name,
+	       o.timeout_ms ? "" : "kernel default, ", o.timeout_ms ? o.timeout_ms : 30000);
+	fflush(stdout);
+	rc = run_attached(&s, &o, start);
+out:
+	scx_sched_close(&s);
+	return rc;
+}
+
+int cmd_scx(int argc, char **argv)
+{
+	if (argc < 2)
+		cli_usage_error(PROG, "missing subcommand (run)");
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage();
+		return 0;
+	}
+	if (strcmp(argv[1], "run") == 0)
+		return scx_run(argc - 1, argv + 1);
+	cli_usage_error(PROG, "unknown subcommand '%s' (run)", argv[1]);
+}

@@ -1,0 +1,148 @@
+/* test_sched_ext_watch.c - the sched_ext transitions of an interval: each
+ * change of (state, ops) once, with its time, oldest first; nothing when
+ * nothing changed; the latest change kept when the list overflows. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "agent/sched_ext_watch.h"
+
+/* A fake sysfs the test flips while the watcher polls it. */
+struct fake {
+	pthread_mutex_t lock;
+	char state[32], ops[128];
+	int reads;
+};
+
+static void fake_read(void *arg, char *state, size_t state_len, char *ops, size_t ops_len)
+{
+	struct fake *f = arg;
+
+	pthread_mutex_lock(&f->lock);
+	snprintf(state, state_len, "%s", f->state);
+	snprintf(ops, ops_len, "%s", f->ops);
+	f->reads++;
+	pthread_mutex_unlock(&f->lock);
+}
+
+static void fake_set(struct fake *f, const char *state, const char *ops)
+{
+	pthread_mutex_lock(&f->lock);
+	snprintf(f->state, sizeof(f->state), "%s", state);
+	snprintf(f->ops, sizeof(f->ops), "%s", ops);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Waits until the watcher has polled at least twice more. */
+static void settle(struct fake *f)
+{
+	int start;
+
+	pthread_mutex_lock(&f->lock);
+	start = f->reads;
+	pthread_mutex_unlock(&f->lock);
+	for (;;) {
+		usleep(2000);
+		pthread_mutex_lock(&f->lock);
+		int done = f->reads >= start + 2;
+		pthread_mutex_unlock(&f->lock);
+		if (done)
+			return;
+	}
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void test_sched_ext_watch_reports_each_change_once(void **state)
+{
+	struct fake f = { .lock = PTHREAD_MUTEX_INITIALIZER, .state = "disabled" };
+	struct sched_ext_watch *w;
+	long long t0 = now_ms();
+	cJSON *arr, *e;
+
+	assert_int_equal(sched_ext_watch_start(&w, 1, fake_read, &f), 0);
+	settle(&f);
+	arr = sched_ext_watch_take(w);
+	assert_int_equal(cJSON_GetArraySize(arr), 0); /* the baseline is no transition */
+	cJSON_Delete(arr);
+
+	fake_set(&f, "enabled", "scx_fifo");
+	settle(&f);
+	fake_set(&f, "disabled", "");
+	settle(&f);
+	arr = sched_ext_watch_take(w);
+	assert_int_equal(cJSON_GetArraySize(arr), 2);
+	e = cJSON_GetArrayItem(arr, 0);
+	assert_string_equal(cJSON_GetObjectItem(e, "state")->valuestring, "enabled");
+	assert_string_equal(cJSON_GetObjectItem(e, "ops")->valuestring, "scx_fifo");
+	assert_true(cJSON_GetObjectItem(e, "t_ms")->valuedouble >= (double)t0);
+	e = cJSON_GetArrayItem(arr, 1);
+	assert_string_equal(cJSON_GetObjectItem(e, "state")->valuestring, "disabled");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(e, "ops")));
+	assert_true(cJSON_GetObjectItem(e, "t_ms")->valuedouble >=
+		    cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "t_ms")->valuedouble);
+	cJSON_Delete(arr);
+
+	arr = sched_ext_watch_take(w); /* taken means gone */
+	assert_int_equal(cJSON_GetArraySize(arr), 0);
+	cJSON_Delete(arr);
+	sched_ext_watch_stop(w);
+}
+
+static void test_sched_ext_watch_overflow_keeps_the_latest(void **state)
+{
+	struct fake f = { .lock = PTHREAD_MUTEX_INITIALIZER, .state = "disabled" };
+	struct sched_ext_watch *w;
+	char ops[32];
+	cJSON *arr, *last;
+
+	assert_int_equal(sched_ext_watch_start(&w, 1, fake_read, &f), 0);
+	for (int i = 0; i < 100; i++) {
+		snprintf(ops, sizeof(ops), "scx_%d", i);
+		fake_set(&f, "enabled", ops);
+		settle(&f);
+	}
+	arr = sched_ext_watch_take(w);
+	assert_true(cJSON_GetArraySize(arr) >= 2 && cJSON_GetArraySize(arr) <= 64);
+	last = cJSON_GetArrayItem(arr, cJSON_GetArraySize(arr) - 1);
+	assert_string_equal(cJSON_GetObjectItem(last, "ops")->valuestring, "scx_99");
+	cJSON_Delete(arr);
+	sched_ext_watch_stop(w);
+}
+
+static void test_sched_ext_watch_stop_is_prompt(void **state)
+{
+	struct fake f = { .lock = PTHREAD_MUTEX_INITIALIZER, .state = "disabled" };
+	struct sched_ext_watch *w;
+	long long t0;
+
+	assert_int_equal(sched_ext_watch_start(&w, 60000, fake_read, &f), 0);
+	t0 = now_ms();
+	sched_ext_watch_stop(w); /* must not wait out the 60 s period */
+	assert_true(now_ms() - t0 < 5000);
+	sched_ext_watch_stop(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sched_ext_watch_reports_each_change_once),
+		cmocka_unit_test(test_sched_ext_watch_overflow_keeps_the_latest),
+		cmocka_unit_test(test_sched_ext_watch_stop_is_prompt),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,136 @@
+# scx_sched.sh - guest side of test_scx_sched.sh on sid's kernel: each
+# built-in scheduler loads, shows up as state enabled with its ops name, runs
+# a wakeup-heavy workload, and leaves state disabled when the loader gets
+# SIGINT; then the broken scheduler is ejected by the watchdog and the machine
+# still answers. Env: PP_ROUNDS (round trips per pair).
+failed=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; failed=1; }
+state() { cat /sys/kernel/sched_ext/state; }
+ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null; }
+# Waits up to $2 tenths of a second for state $1.
+wait_state() {
+	i=0
+	while [ "$(state)" != "$1" ] && [ $i -lt "$2" ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(state)" = "$1" ]
+}
+
+# The agent's view: sched_ext {state, ops} (issue 3) and the transitions it
+# saw during the interval (issue 9).
+agent_report() { # SECONDS OUTFILE: one report, whitespace squeezed out
+	schedio-agent --once --duration "$1" --stdout 2>agent_err.txt | tr -d ' \n\t' >"$2"
+}
+check_agent_sched_ext() { # STATE OPS
+	agent_report 1 agent_now.json
+	if ! grep -q '"schema":"schedio.report.v1"' agent_now.json; then
+		fail "the agent gave no report: $(cat agent_err.txt)"
+	elif ! grep -q '"sched_ext":' agent_now.json; then
+		fail "the agent's report has no sched_ext section"
+	elif grep -q "\"sched_ext\":{\"state\":\"$1\",\"ops\":$2" agent_now.json; then
+		ok "the agent reports sched_ext state $1, ops $2"
+	else
+		fail "the agent reports $(grep -o '"sched_ext":{[^}]*' agent_now.json) (want state $1, ops $2)"
+	fi
+}
+
+mkdir -p /etc
+[ -s /etc/machine-id ] || echo 5c7e0000000000000000000000000009 >/etc/machine-id # the agent's host id
+
+[ "$(state)" = disabled ] && ok "sched_ext starts disabled" || fail "sched_ext starts '$(state)'"
+command -v schedio-agent >/dev/null && check_agent_sched_ext disabled null
+
+mkdir -p /etc
+chmod 755 /  # the initramfs root comes from a mktemp dir (0700)
+grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>/etc/passwd
+grep -q '^nogroup:' /etc/group 2>/dev/null || echo 'nogroup:x:65534:' >>/etc/group
+msg=$(su -m -s /bin/sh nobody -c 'schedio scx run fifo' 2>&1)
+rc=$?
+[ $rc -eq 1 ] && [ "$msg" = "schedio scx: loading a scheduler needs root (CAP_BPF and CAP_SYS_ADMIN)" ] &&
+	ok "without privileges: one line: $msg" || fail "without privileges: rc $rc: $msg"
+[ "$(state)" = disabled ] || fail "an unprivileged attempt changed the state to '$(state)'"
+
+for s in fifo llc; do
+	echo "== scx_$s"
+	extra=
+	[ $s = llc ] && extra="--domains 0/1 --steal after:500"
+	schedio scx run $s --interval 1 $extra >"scx_$s.log" 2>&1 &
+	pid=$!
+	if wait_state enabled 300; then
+		ok "scx_$s: state enabled"
+	else
+		fail "scx_$s: state '$(state)' after 30 s"; cat "scx_$s.log"; kill -INT $pid; wait $pid; continue
+	fi
+	[ "$(ops)" = "scx_$s" ] && ok "scx_$s: root/ops reads '$(ops)'" || fail "scx_$s: root/ops reads '$(ops)'"
+	command -v schedio-agent >/dev/null && check_agent_sched_ext enabled "\"scx_$s\""
+	if pingpong "${PP_ROUNDS:-2000}" 2 >"pp_$s.txt"; then
+		ok "scx_$s: workload completed: $(cat "pp_$s.txt")"
+	else
+		fail "scx_$s: workload failed"
+	fi
+	[ "$(state)" = enabled ] && [ "$(ops)" = "scx_$s" ] && ok "scx_$s: still loaded after the workload" ||
+		fail "scx_$s: state '$(state)' ops '$(ops)' after the workload"
+	second=$(schedio scx run fifo --duration 1 2>&1)
+	rc=$?
+	[ $rc -eq 1 ] && [ "$second" = "schedio scx: another sched_ext scheduler is active: scx_$s (state enabled)" ] &&
+		ok "a second loader is refused in one line: $second" || fail "second loader: rc $rc: $second"
+	sleep 1
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	cat "scx_$s.log"
+	[ $rc -eq 0 ] && ok "scx_$s: loader exited 0 on SIGINT" || fail "scx_$s: loader exited $rc"
+	grep -q "scx_$s detached.*unregistered" "scx_$s.log" && ok "scx_$s: exit reason reported" ||
+		fail "scx_$s: no exit reason in the log"
+	grep -q "dispatched [1-9]" "scx_$s.log" && ok "scx_$s: counters moved" || fail "scx_$s: no dispatches counted"
+	[ "$(state)" = disabled ] && ok "scx_$s: state disabled after the loader exited" ||
+		fail "scx_$s: state '$(state)' after the loader exited"
+done
+
+echo "== a killed loader leaves no scheduler behind"
+schedio scx run fifo >kill9.log 2>&1 &
+pid=$!
+if wait_state enabled 300; then
+	kill -KILL $pid
+	wait $pid
+	wait_state disabled 50 && ok "state disabled after kill -9 of the loader (the link closed)" ||
+		fail "state '$(state)' ops '$(ops)' after kill -9 of the loader"
+else
+	fail "scx_fifo did not load again: $(cat kill9.log)"
+fi
+
+echo "== scx_broken (watchdog ${BROKEN_TIMEOUT_MS:-2000} ms)"
+if command -v schedio-agent >/dev/null; then
+	agent_report 8 agent_broken.json &
+	agent=$!
+	sleep 1
+fi
+schedio scx run --object scx_broken.bpf.o --timeout-ms "${BROKEN_TIMEOUT_MS:-2000}" >broken.log 2>&1
+rc=$?
+cat broken.log
+if [ -n "${agent:-}" ]; then
+	wait $agent
+	if ! grep -q '"schema":"schedio.report.v1"' agent_broken.json; then
+		fail "the agent gave no report during scx_broken: $(cat agent_err.txt)"
+	elif ! grep -q '"transitions":' agent_broken.json; then
+		fail "the agent's report has no sched_ext transitions: $(grep -o '"sched_ext":{[^}]*' agent_broken.json)"
+	else
+		t=$(grep -o '"transitions":\[[^]]*\]' agent_broken.json)
+		echo "agent: $t"
+		echo "$t" | grep -q '"state":"enabled","ops":"scx_broken"' && echo "$t" | grep -q '"state":"disabled","ops":null' &&
+			ok "the agent reported the transitions in and out of scx_broken" ||
+			fail "the agent's transitions lack scx_broken enabled/disabled: $t"
+	fi
+fi
+[ $rc -eq 3 ] && ok "loader exited 3: the kernel ejected scx_broken" || fail "loader exited $rc, want 3"
+grep -q "ejected by the kernel.*stall" broken.log && ok "the kernel's exit reason (stall) was reported" ||
+	fail "no stall reason in the loader's output"
+secs=$(sed -n 's/.*ejected by the kernel after \([0-9.]*\) s.*/\1/p' broken.log)
+echo "BROKEN_EJECTED_AFTER_S=${secs:-none}"
+wait_state disabled 50 && ok "state disabled after the ejection" || fail "state '$(state)' after the ejection"
+if pingpong 200 1 >pp_after.txt; then
+	ok "the machine still answers: $(cat pp_after.txt)"
+else
+	fail "workload after the ejection failed"
+fi
+cp ./*.log ./*.txt "$VM_OUT/" 2>/dev/null
+exit $failed
