@@ -47,8 +47,9 @@ static const char *const sql[PQ_COUNT] = {
 			   "$5::bigint, $6::bigint) ON CONFLICT (machine_id) DO NOTHING RETURNING id), "
 			   "h AS (SELECT id FROM ins UNION ALL SELECT id FROM hosts WHERE machine_id = $1::text LIMIT 1), "
 			   "r AS (INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
-			   "host_hist, series, iocost) SELECT id, $4::bigint, $5::bigint, $6::bigint, $3::bigint, $7::text, "
-			   "$8::text, $9::bytea, $10::bytea, $11::bytea FROM h ON CONFLICT (host_id, seq) DO NOTHING "
+			   "host_hist, series, iocost, dropped) SELECT id, $4::bigint, $5::bigint, $6::bigint, $3::bigint, "
+			   "$7::text, $8::text, $9::bytea, $10::bytea, $11::bytea, $22::bigint FROM h "
+			   "ON CONFLICT (host_id, seq) DO NOTHING "
 			   "RETURNING host_id), "
 			   "u AS (UPDATE hosts SET hostname = $2::text, kernel = coalesce($13::text, kernel), "
 			   "arch = coalesce($14::text, arch), cpus = coalesce($15::bigint, cpus), "
@@ -64,7 +65,7 @@ static const char *const sql[PQ_COUNT] = {
 			 "FROM hosts h WHERE h.machine_id = $1::text",
 	[PQ_HOSTS_ALL] = "SELECT " HOST_COLS " FROM hosts ORDER BY hostname COLLATE \"C\", machine_id COLLATE \"C\"",
 	[PQ_HOSTS_ONE] = "SELECT " HOST_COLS " FROM hosts WHERE machine_id = $1::text",
-	[PQ_REPORTS] = "SELECT seq, start_ms, end_ms FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
+	[PQ_REPORTS] = "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
 		       "AND start_ms < $3::bigint ORDER BY seq",
 	[PQ_SCAN_RAW_HOST] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms "
 			     "FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint AND start_ms < $3::bigint "
@@ -183,6 +184,7 @@ static void report_params(struct pg_params *p, const struct report *r, int64_t n
 	pg_p_text(p, r->sched_ops);
 	pg_p_text(p, r->agent_version);
 	pg_p_int(p, minute);
+	pg_p_int(p, r->dropped);
 }
 
 /* A report whose statement returned no row: a duplicate, or its host was

@@ -62,8 +62,15 @@ int pq_reports(struct store *base, int64_t host_id, int64_t from, int64_t to, st
 	r = query(base, PQ_REPORTS, &p);
 	if (!r)
 		return -1;
-	for (int i = 0; !stop && i < PQntuples(r); i++)
-		stop = fn(arg, (uint64_t)pg_int(r, i, 0), pg_int(r, i, 1), pg_int(r, i, 2));
+	for (int i = 0; !stop && i < PQntuples(r); i++) {
+		struct store_report rep = {
+			.seq = (uint64_t)pg_int(r, i, 0),
+			.start_ms = pg_int(r, i, 1),
+			.end_ms = pg_int(r, i, 2),
+			.dropped = pg_int(r, i, 3),
+		};
+		stop = fn(arg, &rep);
+	}
 	PQclear(r);
 	return stop;
 }

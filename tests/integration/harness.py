@@ -57,7 +57,9 @@ def query(db, sql):
     if not is_pg(db):
         con = sqlite3.connect(db)
         try:
-            return [tuple(r) for r in con.execute(sql).fetchall()]
+            rows = [tuple(r) for r in con.execute(sql).fetchall()]
+            con.commit()
+            return rows
         finally:
             con.close()
     r = run(["psql", "-qAtX", "-F", "\x1f", "-v", "ON_ERROR_STOP=1", db, "-c", sql])

@@ -3,10 +3,9 @@ kept per report (schema/sqlite/0010_delivery_dropped.sql), returned as
 `dropped` by GET /api/v1/hosts/{id}/reports and summed into
 schedio_agent_reports_dropped_total on /metrics, counted once even when the
 report carrying it arrives twice; a bad count is a 400 that stores nothing."""
-import sqlite3
 import unittest
 
-from harness import Server, main
+from harness import Server, is_pg, main, query
 from report_factory import body, report
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -46,11 +45,12 @@ class Dropped(unittest.TestCase):
         with Server("--open-ingest") as s:
             self.assertEqual(post(s, report("old", 1)).status, 200)
             s.stop()
-            con = sqlite3.connect(s.db)
-            con.execute("ALTER TABLE reports DROP COLUMN dropped")
-            con.execute("PRAGMA user_version = 9")
-            con.commit()
-            con.close()
+            # Back to schema 9: the version lives in PRAGMA user_version (SQLite) or schema_version (PostgreSQL).
+            if is_pg(s.db):
+                query(s.db, "ALTER TABLE reports DROP COLUMN dropped; DELETE FROM schema_version WHERE version > 9")
+            else:
+                query(s.db, "ALTER TABLE reports DROP COLUMN dropped")
+                query(s.db, "PRAGMA user_version = 9")
             s.start()
             self.assertEqual(post(s, with_dropped(report("old", 2), 3)).status, 200)
             reps = s.get_json("/api/v1/hosts/old/reports?from=0")["reports"]
