@@ -4,7 +4,8 @@
 #   SQLite, one server  |  PostgreSQL, one server  |  PostgreSQL, two servers
 # Ingest: the issue-5 load generator (tests/bench/loadgen.c) sends realistic
 # reports open-loop at RATE/s for SECONDS (two servers: two generators at
-# RATE/2 each, on distinct hosts); achieved reports/s and ack latency.
+# RATE/2 each, on distinct halves of the 2,000 hosts); achieved reports/s and
+# ack latency.
 # Queries: after the ingest, the hosts list and the fleet runqueue query, each
 # repeated 20 times, median latency (two servers: both asked, the median of
 # the two medians). The PostgreSQL is a throwaway one from tests/pg/pg-start.sh
@@ -56,7 +57,7 @@ measure() {
 	local name=$1 n=$2 db=$3 i gens=() r=0 e=0 p50s=() p99s=()
 	for i in $(seq "$n"); do start_server "$i" "$db"; done
 	for i in $(seq "$n"); do
-		"$loadgen" --url "${url[$i]}" --rate $((rate / n)) --duration "$secs" --hosts 2000 --concurrency 256 \
+		"$loadgen" --url "${url[$i]}" --rate $((rate / n)) --duration "$secs" --hosts $((2000 / n)) --concurrency 256 \
 			--host-prefix "b$i-" >"$work/lg$i" 2>/dev/null &
 		gens+=($!)
 	done
@@ -81,7 +82,7 @@ measure() {
 		"$(printf '%s\n' "${hq[@]}" | median) $(printf '%s\n' "${fq[@]}" | median)"
 }
 
-echo "== ingest at $rate reports/s offered for $secs s (2,000 hosts per generator), then query latency"
+echo "== ingest at $rate reports/s offered for $secs s (2,000 hosts), then query latency"
 sq=$(measure sqlite 1 "$work/bench.db")
 psql -qAtX "$pg" -c "CREATE DATABASE bench1" -c "CREATE DATABASE bench2" >/dev/null
 p1=$(measure pg-1 1 "$pgbase/bench1")
