@@ -10,6 +10,7 @@ Two tests need what the real server cannot be made to do, and say so: a
 server that accepts and never answers (a bare socket), and answering 503 on
 demand or showing the agent's connections and encoding (delivery.ReportReceiver)."""
 import os
+import re
 import signal
 import tempfile
 import time
@@ -78,7 +79,11 @@ class DeliveryTest(unittest.TestCase):
         wait_for(lambda: len(self.seqs()) >= 2, 20, "first reports: " + agent.log())
         first = self.seqs()
         srv.stop()
-        time.sleep(12)
+        # Outage until the agent has dropped at least 5 reports (a fixed sleep is too
+        # short on a loaded machine, where reports come slower than one a second).
+        def dropped_so_far():
+            return sum(int(m) for m in re.findall(r"spool full \(\d+ bytes cap\): (\d+) oldest", agent.log()))
+        wait_for(lambda: dropped_so_far() >= 5, 60, "five reports dropped: " + agent.log()[-2000:])
 
         # Within the cap, except for the moment between writing a new report and unlinking the
         # oldest (spool.c writes first so a crash cannot lose the drop count).
