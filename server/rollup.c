@@ -431,30 +431,39 @@ static int follow_marks(struct rollup *ru)
 	return 0;
 }
 
-int rollup_run(struct rollup *ru, int64_t now_ms)
+/* Rolls up what is due and redoes late buckets; returns 1 if work remains, 0, or -1. */
+static int roll_all(struct rollup *ru, int64_t now_ms)
 {
 	int64_t mtarget = floor_to(now_ms - ROLLUP_GRACE_MS, STORE_MINUTE_MS);
 	int budget = MAX_BUCKETS_PER_RUN, more = 0, rc;
 
-	rc = leads(ru, STORE_JOB_ROLLUP);
-	if (rc < 0)
-		goto fail;
-	if (rc == 0)
-		return follow_marks(ru) < 0 ? -1 : 0;
 	if (ru->ingest && mtarget > atomic_load(&ru->mark[STORE_MINUTE]))
 		ingest_fence(ru->ingest, mtarget);
 	rc = roll_level(ru, STORE_MINUTE, mtarget, &budget);
 	if (rc < 0)
-		goto fail;
+		return -1;
 	more |= rc;
 	rc = roll_level(ru, STORE_HOUR, floor_to(atomic_load(&ru->mark[STORE_MINUTE]), STORE_HOUR_MS), &budget);
 	if (rc < 0)
-		goto fail;
+		return -1;
 	more |= rc;
 	rc = redo_dirty(ru);
 	if (rc < 0)
+		return -1;
+	return more | rc;
+}
+
+int rollup_run(struct rollup *ru, int64_t now_ms)
+{
+	int more = 0, rc;
+
+	/* Each job is done by the server leading it; the others follow its marks. */
+	rc = leads(ru, STORE_JOB_ROLLUP);
+	if (rc < 0)
 		goto fail;
-	more |= rc;
+	more = rc ? roll_all(ru, now_ms) : follow_marks(ru);
+	if (more < 0)
+		goto fail;
 	rc = leads(ru, STORE_JOB_RETAIN);
 	if (rc < 0)
 		goto fail;
