@@ -16,6 +16,7 @@
  * (io_controller, enabled) and carries no cost figures.
  */
 #include "agent/iocost.h"
+#include "agent/cgroup.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -139,7 +140,7 @@ static int iocost_open(const struct agent_options *opt, void **state)
 		return -ENOMEM;
 	}
 	s->depth = opt->cgroup_depth ? opt->cgroup_depth : 1;
-	s->have_mount = iocost_tree_find_mount("/proc/self/mounts", s->mount, sizeof(s->mount)) == 0;
+	s->have_mount = cgroup_find_mount("/proc/self/mounts", s->mount, sizeof(s->mount)) == 0;
 	s->io_controller = s->have_mount && controllers_have_io(s);
 	if (!s->io_controller)
 		log_info("iocost: %s: IO cost per cgroup is not available on this host",

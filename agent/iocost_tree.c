@@ -4,8 +4,8 @@
  *
  * Kept apart from the runqueue-latency collector's cgroup code on purpose:
  * iocost needs the tree shape (parents, for the weight-based hweight
- * fallback), not id-to-path lookups. The mount is found in /proc/self/mounts
- * because distributions differ (/sys/fs/cgroup or /sys/fs/cgroup/unified).
+ * fallback), not id-to-path lookups. The mount itself is found by
+ * cgroup_find_mount (cgroup.c), shared with that collector.
  */
 #include "agent/iocost_tree.h"
 
@@ -19,45 +19,6 @@
 
 /* No host has this many cgroups under the walked depth; a bound keeps a runaway tree cheap. */
 #define IOCOST_TREE_MAX 8192
-
-/* Undoes the octal escapes (\040 for a space) of /proc/self/mounts in place. */
-static void unescape_mount(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
-		    s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*w++ = *s;
-		}
-	}
-	*w = '\0';
-}
-
-int iocost_tree_find_mount(const char *mounts_file, char *out, size_t cap)
-{
-	char line[4096], dev[256], dir[PATH_MAX], type[64];
-	FILE *f = fopen(mounts_file, "re");
-	int err = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%255s %4095s %63s", dev, dir, type) != 3 || strcmp(type, "cgroup2"))
-			continue;
-		unescape_mount(dir);
-		if (strlen(dir) < cap) {
-			memcpy(out, dir, strlen(dir) + 1);
-			err = 0;
-		}
-		break;
-	}
-	fclose(f);
-	return err;
-}
 
 static int tree_add(struct iocost_tree *t, const char *path, uint64_t id, int parent, unsigned depth)
 {

@@ -17,8 +17,6 @@ struct iocost_tree {
 	struct iocost_cgroup *cg;
 };
 
-/* Finds the cgroup2 mount point in a /proc/self/mounts-style file; returns 0 or -ENOENT. */
-int iocost_tree_find_mount(const char *mounts_file, char *out, size_t cap);
 /* Lists the root and its descendants down to max_depth, parents before children; 0 or -errno. */
 int iocost_tree_walk(const char *mount, unsigned max_depth, struct iocost_tree *tree);
 /* Frees what iocost_tree_walk allocated. */
