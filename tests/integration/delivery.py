@@ -22,17 +22,9 @@ import time
 import harness
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 class ReportReceiver:
     def __init__(self, port=None):
-        self.port = port or free_port()
+        self.port = port or harness.free_port()
         self.fail_status = None
         self.lock = threading.Lock()
         self.stored = {}          # (host_id, seq) -> report

@@ -11,6 +11,7 @@ import re
 import shutil
 import sqlite3
 import signal
+import socket
 import ssl
 import subprocess
 import sys
@@ -73,6 +74,15 @@ def query(db, sql):
 
 def binary(name):
     return os.path.join(BIN, name)
+
+
+def free_port():
+    """A loopback TCP port free right now (for a process that must use a fixed port)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 def run(args, timeout=120, **kw):

@@ -12,17 +12,9 @@ import tempfile
 import time
 import unittest
 
-from harness import SOURCE, main, request
+from harness import SOURCE, free_port, main, request
 
 BUILD = os.environ.get("SCHEDIO_BUILD") or os.path.join(SOURCE, "build")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class QuickStart(unittest.TestCase):
