@@ -6,11 +6,14 @@
 #ifndef SCHEDIO_AGENT_COLLECTOR_H
 #define SCHEDIO_AGENT_COLLECTOR_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
 struct agent_options {
 	unsigned cgroup_depth;  /* cgroups deeper than this count in their ancestor */
+	const char *disable;    /* comma-separated collector names left out, or NULL */
 };
 
 struct collector {
@@ -25,5 +28,11 @@ struct collector {
 
 /* Every collector, in report order, NULL-terminated. */
 extern const struct collector *const collectors[];
+
+/* Checks a comma-separated list of collectors to leave out (the host identity cannot be);
+ * returns 0, or -1 with the reason in err. */
+int collector_check_list(const char *list, char *err, size_t errlen);
+/* True if name appears in the comma-separated list (NULL: empty). */
+bool collector_listed(const char *list, const char *name);
 
 #endif /* SCHEDIO_AGENT_COLLECTOR_H */

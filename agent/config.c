@@ -13,10 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/collector.h"
 #include "common/cli.h"
 #include "common/fsutil.h"
 
-enum key_kind { K_URL, K_STRING, K_PATH, K_SECONDS, K_BYTES, K_DEPTH };
+enum key_kind { K_URL, K_STRING, K_PATH, K_SECONDS, K_BYTES, K_DEPTH, K_COLLECTORS };
 
 struct key {
 	const char *name;
@@ -40,6 +41,7 @@ static const struct key keys[] = {
 	NUM_KEY(cgroup_depth, cgroup_depth, K_DEPTH, 0, 16),
 	STR_KEY(ca_file, K_PATH),
 	NUM_KEY(backoff_max, backoff_max_s, K_SECONDS, 1, 3600),
+	STR_KEY(disable, K_COLLECTORS),
 };
 
 void config_defaults(struct agent_config *c)
@@ -95,6 +97,10 @@ int config_set(struct agent_config *c, const char *key, const char *value, char 
 			snprintf(err, errlen, "%s wants an http:// or https:// URL, not '%s'", key, value);
 			return -1;
 		}
+		/* fallthrough */
+	case K_COLLECTORS:
+		if (k->kind == K_COLLECTORS && collector_check_list(value, err, errlen) < 0)
+			return -1;
 		/* fallthrough */
 	case K_STRING:
 	case K_PATH:
@@ -237,4 +243,5 @@ void config_print(const struct agent_config *c, FILE *out)
 	fprintf(out, "cgroup_depth = %u\n", c->cgroup_depth);
 	fprintf(out, "ca_file = %s\n", c->ca_file);
 	fprintf(out, "backoff_max = %llu\n", (unsigned long long)c->backoff_max_s);
+	fprintf(out, "disable = %s\n", c->disable);
 }

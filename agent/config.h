@@ -20,6 +20,7 @@ struct agent_config {
 	uint64_t spool_max_bytes;   /* oldest reports are dropped beyond this */
 	unsigned cgroup_depth;      /* deeper cgroups count in their ancestor */
 	char ca_file[PATH_MAX];     /* PEM CA bundle for https; empty: the system's */
+	char disable[256];          /* comma-separated collectors left out (e.g. "runqlat") */
 	uint64_t backoff_max_s;     /* retry delay cap */
 };
 

@@ -79,6 +79,7 @@ static void usage(void)
 	       "  --cgroup-depth N       deeper cgroups count in their ancestor at depth N (default 2)\n"
 	       "  --ca-file FILE         PEM CA certificates to verify an https server with\n"
 	       "  --backoff-max SECONDS  longest wait between delivery retries (default 60)\n"
+	       "  --disable LIST         collectors to leave out, comma-separated (runqlat, iocost, sched_ext, topology)\n"
 	       "  -v, --verbose          log debug lines\n"
 	       "  -h, --help             show this help and exit\n"
 	       "  -V, --version          show the version and exit\n"
@@ -120,7 +121,7 @@ static void parse_args(int argc, char **argv)
 	/* Flags that set a configuration key carry O_KEY + the index into key_names. */
 	static const char *const key_names[] = { "server", "token", "token_file", "interval", "state_dir",
 						 "spool_dir", "spool_max_bytes", "cgroup_depth", "ca_file",
-						 "backoff_max" };
+						 "backoff_max", "disable" };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, O_CONFIG },
 		{ "check-config", no_argument, NULL, O_CHECK },
@@ -138,6 +139,7 @@ static void parse_args(int argc, char **argv)
 		{ "cgroup-depth", required_argument, NULL, O_KEY + 7 },
 		{ "ca-file", required_argument, NULL, O_KEY + 8 },
 		{ "backoff-max", required_argument, NULL, O_KEY + 9 },
+		{ "disable", required_argument, NULL, O_KEY + 10 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -336,6 +338,7 @@ int main(int argc, char **argv)
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	opt.cgroup_depth = cfg.cgroup_depth;
+	opt.disable = cfg.disable;
 	/* Large buffers (libbpf's copy of the kernel BTF) are mmap'd and unmapped
 	 * on free rather than kept in the heap, so the collectors' BPF loads, one
 	 * after another, do not stack up in the peak resident size. */

@@ -22,16 +22,24 @@ uint64_t report_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* The state of a collector the configuration leaves out. */
+static char report_disabled;
+
 int report_open_collectors(const struct agent_options *opt, void **states)
 {
 	int err;
 
 	for (int i = 0; collectors[i]; i++) {
 		states[i] = NULL;
+		if (collector_listed(opt->disable, collectors[i]->name)) {
+			states[i] = &report_disabled;
+			continue;
+		}
 		err = collectors[i]->open(opt, &states[i]);
 		if (err) {
 			for (int k = i - 1; k >= 0; k--)
-				collectors[k]->close(states[k]);
+				if (states[k] != &report_disabled)
+					collectors[k]->close(states[k]);
 			return err;
 		}
 	}
@@ -41,7 +49,8 @@ int report_open_collectors(const struct agent_options *opt, void **states)
 void report_close_collectors(void **states)
 {
 	for (int i = 0; collectors[i]; i++)
-		collectors[i]->close(states[i]);
+		if (states[i] != &report_disabled)
+			collectors[i]->close(states[i]);
 }
 
 cJSON *report_build(void **states, uint64_t seq, uint64_t start_ms, uint64_t end_ms)
@@ -62,7 +71,7 @@ cJSON *report_build(void **states, uint64_t seq, uint64_t start_ms, uint64_t end
 	cJSON_AddNumberToObject(iv, "start_ms", (double)start_ms);
 	cJSON_AddNumberToObject(iv, "end_ms", (double)end_ms);
 	for (int i = 0; collectors[i]; i++) {
-		int err = collectors[i]->collect(states[i], rep);
+		int err = states[i] == &report_disabled ? 0 : collectors[i]->collect(states[i], rep);
 
 		if (err)
 			log_warn("collector %s failed this interval: %s", collectors[i]->name, strerror(-err));

@@ -50,6 +50,19 @@ class Programs(unittest.TestCase):
         self.assertEqual(host["kernel"], os.uname().release)
         self.assertEqual(host["cpus"], os.sysconf("SC_NPROCESSORS_ONLN"))
 
+    def test_agent_disable_leaves_collectors_out(self):
+        r = run([binary("schedio-agent"), "--once", "--duration", "1", "--stdout", "--disable", "runqlat,iocost"],
+                timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rep = json.loads(r.stdout)
+        self.assertNotIn("runqlat", rep)
+        self.assertNotIn("iocost", rep)
+        self.assertIn("sched_ext", rep)
+        for bad in ("host", "bogus", "runqlat,iocost,nope"):
+            r = run([binary("schedio-agent"), "--once", "--stdout", "--disable", bad])
+            self.assertEqual(r.returncode, 2, (bad, r.stderr))
+            self.assertIn("is not a collector", r.stderr)
+
     def test_cli_health_against_real_server(self):
         with Server() as s:
             r = run([binary("schedio"), "health", "--server", s.url])
