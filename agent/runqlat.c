@@ -12,6 +12,13 @@
  * when a cgroup is gone the agent reports its last counts, then deletes its
  * slot mapping, bumps the slot generation (invalidating slots cached in task
  * storage) and returns the slot to the queue.
+ *
+ * On kernels with sched_ext the CPU histograms are also split by the class
+ * that ran the task (the BPF side compares the task's sched_class with
+ * ext_sched_class, whose address comes from kallsyms), and a follower of
+ * the sysfs state names the sched_ext histograms (agent/sched_slots.c): the
+ * report's runqlat.by_scheduler gives each scheduler the samples it ran,
+ * however the interval was cut by loads and unloads.
  */
 #include "agent/runqlat.h"
 
@@ -25,12 +32,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agent/cgroup.h"
+#include "agent/kallsyms.h"
 #include "agent/runqlat_report.h"
+#include "agent/sched_ext.h"
+#include "agent/sched_ext_watch.h"
+#include "agent/sched_slots.h"
 #include "common/log.h"
 #include "bpf/runqlat.h"
 #include "runqlat.skel.h"
@@ -61,6 +74,14 @@ struct runqlat_probe {
 	uint8_t *seen;			  /* scratch, one flag per slot */
 	struct runqlat_summary sum;
 	uint64_t overflow_reported;
+	/* The split by scheduler: sched_slots histograms per CPU (1 without sched_ext). */
+	unsigned sched_slots;
+	uint64_t ext_class;
+	const char *sched_ext_root;
+	struct sched_ext_watch *watch; /* names the ext slots; NULL without the split */
+	pthread_mutex_t slots_lock;
+	struct sched_slots slots; /* under slots_lock: the watch thread changes it */
+	struct runqlat_summary by_sched[1 + RUNQLAT_EXT_SLOTS];
 };
 
 int runqlat_check_privileges(char *msg, size_t cap)
@@ -104,7 +125,7 @@ size_t runqlat_map_bytes(unsigned ncpu, unsigned max_cgroups)
 {
 	size_t hist = sizeof(struct runqlat_hist);
 
-	return 2 * (size_t)max_cgroups * hist + 2 * (size_t)ncpu * hist +
+	return 2 * (size_t)max_cgroups * hist + 2 * (size_t)ncpu * (1 + RUNQLAT_EXT_SLOTS) * hist +
 	       (size_t)max_cgroups * sizeof(struct runqlat_slot_info) +
 	       (size_t)max_cgroups * (sizeof(uint64_t) + sizeof(uint32_t) + 64) /* hash element + overhead */ +
 	       (size_t)max_cgroups * sizeof(uint32_t);
@@ -141,11 +162,13 @@ static int load(struct runqlat_probe *rq, const struct runqlat_config *cfg, bool
 	skel->rodata->cfg_ncpu = rq->ncpu;
 	skel->rodata->cfg_max_cgroups = rq->max_cgroups;
 	skel->rodata->cfg_pid_hash = hash;
+	skel->rodata->cfg_sched_slots = rq->sched_slots;
+	skel->rodata->cfg_ext_class = rq->ext_class;
 	bpf_map__set_max_entries(skel->maps.cgroup_slots, rq->max_cgroups);
 	bpf_map__set_max_entries(skel->maps.free_slots, rq->max_cgroups);
 	bpf_map__set_max_entries(skel->maps.slot_info, rq->max_cgroups);
 	bpf_map__set_max_entries(skel->maps.cgroup_hists, 2 * rq->max_cgroups);
-	bpf_map__set_max_entries(skel->maps.cpu_hists, 2 * rq->ncpu);
+	bpf_map__set_max_entries(skel->maps.cpu_hists, 2 * rq->ncpu * rq->sched_slots);
 	bpf_map__set_max_entries(skel->maps.pid_state, hash ? PID_STATE_ENTRIES : 1);
 	bpf_program__set_autoload(skel->progs.schedio_rq_wake, !raw_tp);
 	bpf_program__set_autoload(skel->progs.schedio_rq_wnew, !raw_tp);
@@ -183,6 +206,56 @@ fail:
 	return err;
 }
 
+/* Splits samples by scheduler where the kernel has sched_ext and kallsyms
+ * shows where its class lives; otherwise every sample is the kernel's own
+ * classes (no sched_ext) or the report's scheduler (address unknown). */
+static void split_setup(struct runqlat_probe *rq, const struct runqlat_config *cfg)
+{
+	const char *syms = cfg->kallsyms ? cfg->kallsyms : "/proc/kallsyms";
+	struct stat sb;
+	int err;
+
+	rq->sched_slots = 1;
+	rq->sched_ext_root = cfg->sched_ext_root ? cfg->sched_ext_root : SCHED_EXT_ROOT;
+	if (stat(rq->sched_ext_root, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return;
+	err = kallsyms_lookup(syms, "ext_sched_class", &rq->ext_class);
+	if (err) {
+		log_warn("runqlat: cannot find ext_sched_class in %s (%s): runqueue latency is split by scheduler "
+			 "per report, not per sample",
+			 syms, err == -EPERM ? "addresses hidden by kernel.kptr_restrict" : strerror(-err));
+		return;
+	}
+	rq->sched_slots = 1 + RUNQLAT_EXT_SLOTS;
+}
+
+/* A change of the loaded sched_ext scheduler: sched_ext samples go to the slot for it. */
+static void sched_changed(void *arg, const char *state, const char *ops)
+{
+	struct runqlat_probe *rq = arg;
+
+	(void)state;
+	pthread_mutex_lock(&rq->slots_lock);
+	__atomic_store_n(&rq->skel->bss->ext_slot, sched_slots_observe(&rq->slots, ops), __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&rq->slots_lock);
+}
+
+/* Names the first ext slot after what is loaded now and follows the changes. */
+static int split_start(struct runqlat_probe *rq, char *msg, size_t cap)
+{
+	struct sched_ext_state st;
+	int err;
+
+	sched_ext_read(rq->sched_ext_root, &st);
+	sched_slots_init(&rq->slots, st.ops);
+	rq->skel->bss->ext_slot = 0;
+	err = sched_ext_watch_follow(&rq->watch, SCHED_EXT_WATCH_MS, sched_ext_read_into, (void *)rq->sched_ext_root,
+				     sched_changed, rq);
+	if (err)
+		snprintf(msg, cap, "cannot start following the sched_ext state: %s", strerror(-err));
+	return err;
+}
+
 int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, char *msg, size_t cap)
 {
 	struct runqlat_probe *rq = NULL;
@@ -212,7 +285,9 @@ int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, c
 		err = -ENOMEM;
 		goto fail;
 	}
+	pthread_mutex_init(&rq->slots_lock, NULL);
 	rq->ncpu = (unsigned)ncpu;
+	split_setup(rq, cfg);
 	rq->depth = cfg->cgroup_depth > RUNQLAT_MAX_DEPTH ? RUNQLAT_MAX_DEPTH : cfg->cgroup_depth;
 	rq->max_cgroups = cfg->max_cgroups ? cfg->max_cgroups : RUNQLAT_MAX_CGROUPS;
 	cgroup_paths_init(&rq->paths, root, rq->depth);
@@ -242,6 +317,11 @@ int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, c
 	}
 	if (err)
 		goto fail;
+	if (rq->sched_slots > 1) {
+		err = split_start(rq, msg, cap);
+		if (err)
+			goto fail;
+	}
 	/* libbpf parsed the kernel's BTF (megabytes) for CO-RE and freed it: give it back. */
 	malloc_trim(0);
 	*out = rq;
@@ -251,6 +331,11 @@ fail:
 		snprintf(msg, cap, "out of memory");
 	runqlat_close(rq);
 	return err;
+}
+
+bool runqlat_splits_by_scheduler(const struct runqlat_probe *rq)
+{
+	return rq->sched_slots > 1;
 }
 
 const char *runqlat_attach_mode(const struct runqlat_probe *rq)
@@ -414,18 +499,25 @@ static int add_cgroups(struct runqlat_probe *rq, cJSON *arr, unsigned half, stru
 	return err;
 }
 
+/* Per CPU (its classes merged), and per class across CPUs into rq->by_sched. */
 static int add_cpus(struct runqlat_probe *rq, cJSON *arr, unsigned half)
 {
 	int err = 0;
 
+	memset(rq->by_sched, 0, sizeof(rq->by_sched));
 	for (unsigned cpu = 0; cpu < rq->ncpu; cpu++) {
+		bool any = false;
 		cJSON *o;
 
-		if (!take_hist(rq, rq->skel->maps.cpu_hists, half * rq->ncpu + cpu))
-			continue;
 		memset(&rq->sum, 0, sizeof(rq->sum));
-		runqlat_summary_add(&rq->sum, &rq->hist);
-		if (err || !arr)
+		for (unsigned k = 0; k < rq->sched_slots; k++) {
+			if (!take_hist(rq, rq->skel->maps.cpu_hists, (half * rq->ncpu + cpu) * rq->sched_slots + k))
+				continue;
+			runqlat_summary_add(&rq->sum, &rq->hist);
+			runqlat_summary_add(&rq->by_sched[k], &rq->hist);
+			any = true;
+		}
+		if (!any || err || !arr)
 			continue;
 		o = cJSON_CreateObject();
 		if (!o || !cJSON_AddItemToArray(arr, o) || !cJSON_AddNumberToObject(o, "cpu", cpu) ||
@@ -435,6 +527,48 @@ static int add_cpus(struct runqlat_probe *rq, cJSON *arr, unsigned half)
 	return err;
 }
 
+/* Name of histogram class k: "" for the kernel's own classes, else its sched_ext scheduler. */
+static const char *class_name(const struct sched_slots *names, unsigned k)
+{
+	const char *n;
+
+	if (k == 0)
+		return "";
+	n = sched_slots_name(names, k - 1);
+	/* loaded and gone between two polls: known only as a sched_ext scheduler */
+	return *n ? n : "sched_ext";
+}
+
+/* "by_scheduler": [{"ops": null | name, ...histogram}], classes of one name merged. */
+static int add_by_scheduler(struct runqlat_probe *rq, cJSON *sec, const struct sched_slots *names)
+{
+	cJSON *arr = cJSON_AddArrayToObject(sec, "by_scheduler");
+
+	if (!arr)
+		return -ENOMEM;
+	for (unsigned k = 1; k < rq->sched_slots; k++)
+		for (unsigned j = k + 1; j < rq->sched_slots; j++)
+			if (rq->by_sched[j].count && !strcmp(class_name(names, k), class_name(names, j))) {
+				runqlat_summary_merge(&rq->by_sched[k], &rq->by_sched[j]);
+				memset(&rq->by_sched[j], 0, sizeof(rq->by_sched[j]));
+			}
+	for (unsigned k = 0; k < rq->sched_slots; k++) {
+		cJSON *o;
+
+		if (!rq->by_sched[k].count)
+			continue;
+		o = cJSON_CreateObject();
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			return -ENOMEM;
+		}
+		if (!(k ? cJSON_AddStringToObject(o, "ops", class_name(names, k)) : cJSON_AddNullToObject(o, "ops")) ||
+		    runqlat_summary_to_json(&rq->by_sched[k], o))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int runqlat_collect(struct runqlat_probe *rq, cJSON *report)
 {
 	cJSON *sec, *cgroups, *cpus, *layout;
@@ -442,10 +576,23 @@ int runqlat_collect(struct runqlat_probe *rq, cJSON *report)
 	unsigned half;
 	uint64_t overflow;
 	int fd = bpf_map__fd(rq->skel->maps.free_slots), err = 0;
+	struct sched_slots names = { 0 };
 
 	dead = retire_dead_slots(rq);
+	if (rq->watch) {
+		/* A scheduler loaded since the last poll gets its name before the cut. */
+		struct sched_ext_state st;
+
+		sched_ext_read(rq->sched_ext_root, &st);
+		sched_changed(rq, st.state, st.ops);
+	}
 	half = __atomic_fetch_add(&rq->skel->bss->interval, 1, __ATOMIC_SEQ_CST) & 1;
 	grace_period();
+	if (rq->watch) {
+		pthread_mutex_lock(&rq->slots_lock);
+		names = rq->slots;
+		pthread_mutex_unlock(&rq->slots_lock);
+	}
 
 	n = list_slots(rq, rq->refs);
 	for (size_t i = 0; i < dead; i++)
@@ -473,6 +620,8 @@ int runqlat_collect(struct runqlat_probe *rq, cJSON *report)
 		err = -ENOMEM;
 	if (add_cpus(rq, sec ? cpus : NULL, half) && !err)
 		err = -ENOMEM;
+	if (rq->sched_slots > 1 && sec && !err)
+		err = add_by_scheduler(rq, sec, &names);
 
 	for (size_t i = 0; i < dead; i++) {
 		bpf_map_update_elem(fd, NULL, &rq->recycled[i].slot, BPF_ANY);
@@ -491,11 +640,13 @@ void runqlat_close(struct runqlat_probe *rq)
 {
 	if (!rq)
 		return;
+	sched_ext_watch_stop(rq->watch); /* before the skeleton: it writes ext_slot */
 	runqlat__destroy(rq->skel); /* closes the link fds: nothing stays attached */
 	cgroup_paths_free(&rq->paths);
 	free(rq->refs);
 	free(rq->recycled);
 	free(rq->seen);
+	pthread_mutex_destroy(&rq->slots_lock);
 	free(rq);
 }
 
@@ -517,8 +668,9 @@ static int collector_open(const struct agent_options *opt, void **state)
 		log_error("runqlat: %s", msg);
 		return err;
 	}
-	log_info("runqlat: collecting (%s, per-task state in %s, cgroup depth %u)", runqlat_attach_mode(rq),
-		 rq->pid_hash ? "a pid hash" : "task storage", rq->depth);
+	log_info("runqlat: collecting (%s, per-task state in %s, cgroup depth %u%s)", runqlat_attach_mode(rq),
+		 rq->pid_hash ? "a pid hash" : "task storage", rq->depth,
+		 runqlat_splits_by_scheduler(rq) ? ", split by scheduler" : "");
 	*state = rq;
 	return 0;
 }

@@ -17,6 +17,8 @@ struct runqlat_config {
 	bool pid_hash;	       /* per-task state in a pid hash instead of task storage */
 	const char *btf_path;  /* NULL = /sys/kernel/btf/vmlinux */
 	const char *mounts;    /* NULL = /proc/self/mounts (where to find cgroup2) */
+	const char *sched_ext_root; /* NULL = /sys/kernel/sched_ext */
+	const char *kallsyms;       /* NULL = /proc/kallsyms (where ext_sched_class is) */
 };
 
 struct runqlat_probe;
@@ -31,13 +33,16 @@ int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, c
 int runqlat_collect(struct runqlat_probe *rq, cJSON *report);
 /* Detaches and frees everything; rq may be NULL. */
 void runqlat_close(struct runqlat_probe *rq);
+/* True when samples are split by the scheduler that ran them (report runqlat.by_scheduler). */
+bool runqlat_splits_by_scheduler(const struct runqlat_probe *rq);
 /* "tp_btf" or "raw_tp": which programs are attached. */
 const char *runqlat_attach_mode(const struct runqlat_probe *rq);
 /* Fds of the attached programs (for bpf_stats cost measurements); returns how many. */
 int runqlat_prog_fds(const struct runqlat_probe *rq, int *fds, int cap);
 /* Bytes the kernel charges for this instance's maps (fdinfo memlock), task storage excluded. */
 size_t runqlat_map_memlock(const struct runqlat_probe *rq);
-/* Bytes of BPF map memory for ncpu CPUs and max_cgroups slots (task storage excluded: per task). */
+/* Bytes of BPF map memory for ncpu CPUs and max_cgroups slots on a kernel with
+ * sched_ext (the most the CPU histograms take; task storage excluded: per task). */
 size_t runqlat_map_bytes(unsigned ncpu, unsigned max_cgroups);
 
 /* Collector filling report.runqlat. */

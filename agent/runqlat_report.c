@@ -19,6 +19,16 @@ void runqlat_summary_add(struct runqlat_summary *s, const struct runqlat_hist *h
 		s->buckets[i] += h->buckets[i];
 }
 
+void runqlat_summary_merge(struct runqlat_summary *dst, const struct runqlat_summary *src)
+{
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	for (uint32_t i = 0; i < HIST_BUCKETS; i++)
+		dst->buckets[i] += src->buckets[i];
+}
+
 int runqlat_summary_to_json(const struct runqlat_summary *s, cJSON *obj)
 {
 	static const struct {

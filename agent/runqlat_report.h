@@ -22,6 +22,8 @@ struct runqlat_summary {
 
 /* Adds the BPF histogram h to s. */
 void runqlat_summary_add(struct runqlat_summary *s, const struct runqlat_hist *h);
+/* Adds the summary src to dst. */
+void runqlat_summary_merge(struct runqlat_summary *dst, const struct runqlat_summary *src);
 /* Adds count, sum_ns, max_ns, buckets and p50/p90/p99/p999_ns of s to obj; 0 or -ENOMEM. */
 int runqlat_summary_to_json(const struct runqlat_summary *s, cJSON *obj);
 /* The layout object {grouping_power, max_value_power}; NULL on ENOMEM. */

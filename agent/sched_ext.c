@@ -46,10 +46,7 @@ int sched_ext_to_json(const struct sched_ext_state *st, cJSON *report)
 	return 0;
 }
 
-#define SCHED_EXT_ROOT "/sys/kernel/sched_ext"
-#define SCHED_EXT_WATCH_MS 100
-
-static void sched_ext_watch_read(void *root, char *state, size_t state_len, char *ops, size_t ops_len)
+void sched_ext_read_into(void *root, char *state, size_t state_len, char *ops, size_t ops_len)
 {
 	struct sched_ext_state st;
 
@@ -68,7 +65,7 @@ static int sched_ext_open(const struct agent_options *opt, void **state)
 	*state = NULL;
 	if (stat(SCHED_EXT_ROOT, &sb) < 0)
 		return 0;
-	err = sched_ext_watch_start(&w, SCHED_EXT_WATCH_MS, sched_ext_watch_read, (void *)SCHED_EXT_ROOT);
+	err = sched_ext_watch_start(&w, SCHED_EXT_WATCH_MS, sched_ext_read_into, (void *)SCHED_EXT_ROOT);
 	if (err)
 		return err;
 	*state = w;

@@ -5,9 +5,15 @@
 #define SCHEDIO_AGENT_SCHED_EXT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <cjson/cJSON.h>
 
 #include "agent/collector.h"
+
+/* Where the kernel shows sched_ext's state (absent without CONFIG_SCHED_CLASS_EXT). */
+#define SCHED_EXT_ROOT "/sys/kernel/sched_ext"
+/* How often the state is polled for changes within an interval. */
+#define SCHED_EXT_WATCH_MS 100
 
 struct sched_ext_state {
 	char state[32]; /* "unsupported", "disabled", "enabling", "enabled", "disabling", ... */
@@ -16,6 +22,8 @@ struct sched_ext_state {
 
 /* Reads the state under root (normally /sys/kernel/sched_ext); always fills st, returns 0. */
 int sched_ext_read(const char *root, struct sched_ext_state *st);
+/* sched_ext_read under root (a const char *) into the buffers: a sched_ext_watch_read_fn. */
+void sched_ext_read_into(void *root, char *state, size_t state_len, char *ops, size_t ops_len);
 /* Adds "sched_ext": {state, ops} (ops null when none) to report; 0 or -ENOMEM. */
 int sched_ext_to_json(const struct sched_ext_state *st, cJSON *report);
 

@@ -6,12 +6,15 @@
  * 0.01% of a CPU). Each change of (state, ops) is stored with its time; the
  * list is bounded, and past the bound the newest change replaces the last
  * slot, so the final state in a report is always the true one. The first
- * reading is the baseline, not a transition.
+ * reading is the baseline, not a transition. A follower (the runqlat
+ * collector, which starts a fresh sched_ext histogram at each change) gets
+ * each change handed to it instead.
  */
 #include "agent/sched_ext_watch.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,8 @@ struct sched_ext_watch {
 	unsigned period_ms;
 	sched_ext_watch_read_fn read;
 	void *arg;
+	sched_ext_watch_change_fn on_change; /* NULL: record the changes */
+	void *change_arg;
 	struct watch_sample last; /* the state as of the latest poll */
 	struct watch_sample seen[WATCH_MAX_TRANSITIONS];
 	size_t nseen;
@@ -50,15 +55,23 @@ static void poll_once(struct sched_ext_watch *w)
 {
 	struct watch_sample now = { .t_ms = wall_ms() };
 
+	bool changed;
+
 	w->read(w->arg, now.state, sizeof(now.state), now.ops, sizeof(now.ops));
 	pthread_mutex_lock(&w->lock);
-	if (strcmp(now.state, w->last.state) != 0 || strcmp(now.ops, w->last.ops) != 0) {
-		if (w->nseen == WATCH_MAX_TRANSITIONS)
-			w->nseen--; /* keep the latest: it is the state the interval ends in */
-		w->seen[w->nseen++] = now;
+	changed = strcmp(now.state, w->last.state) != 0 || strcmp(now.ops, w->last.ops) != 0;
+	if (changed) {
+		if (!w->on_change) {
+			if (w->nseen == WATCH_MAX_TRANSITIONS)
+				w->nseen--; /* keep the latest: it is the state the interval ends in */
+			w->seen[w->nseen++] = now;
+		}
 		w->last = now;
 	}
 	pthread_mutex_unlock(&w->lock);
+	/* Only this thread writes last, so the hook runs without the lock. */
+	if (changed && w->on_change)
+		w->on_change(w->change_arg, now.state, now.ops);
 }
 
 static void *watch_main(void *p)
@@ -86,6 +99,12 @@ static void *watch_main(void *p)
 
 int sched_ext_watch_start(struct sched_ext_watch **out, unsigned period_ms, sched_ext_watch_read_fn read, void *arg)
 {
+	return sched_ext_watch_follow(out, period_ms, read, arg, NULL, NULL);
+}
+
+int sched_ext_watch_follow(struct sched_ext_watch **out, unsigned period_ms, sched_ext_watch_read_fn read, void *arg,
+			   sched_ext_watch_change_fn on_change, void *change_arg)
+{
 	struct sched_ext_watch *w = calloc(1, sizeof(*w));
 	pthread_condattr_t ca;
 	int err;
@@ -96,6 +115,8 @@ int sched_ext_watch_start(struct sched_ext_watch **out, unsigned period_ms, sche
 	w->period_ms = period_ms ? period_ms : 1;
 	w->read = read;
 	w->arg = arg;
+	w->on_change = on_change;
+	w->change_arg = change_arg;
 	read(arg, w->last.state, sizeof(w->last.state), w->last.ops, sizeof(w->last.ops));
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_condattr_init(&ca);

@@ -12,9 +12,15 @@ struct sched_ext_watch;
 /* Reads the current state and ops ("" when none) into the buffers. */
 typedef void (*sched_ext_watch_read_fn)(void *arg, char *state, size_t state_len, char *ops, size_t ops_len);
 
+/* Called from the watch thread with the new state and ops ("" when none). */
+typedef void (*sched_ext_watch_change_fn)(void *arg, const char *state, const char *ops);
+
 /* Starts a thread that calls read every period_ms and records each change of
  * (state, ops) with its wall-clock time; returns 0 or -errno. */
 int sched_ext_watch_start(struct sched_ext_watch **out, unsigned period_ms, sched_ext_watch_read_fn read, void *arg);
+/* Like sched_ext_watch_start, but hands each change to on_change instead of recording it. */
+int sched_ext_watch_follow(struct sched_ext_watch **out, unsigned period_ms, sched_ext_watch_read_fn read, void *arg,
+			   sched_ext_watch_change_fn on_change, void *change_arg);
 /* Returns the changes since the last call as [{"t_ms", "state", "ops"}]
  * (ops null when none), oldest first, and forgets them; NULL on no memory. */
 cJSON *sched_ext_watch_take(struct sched_ext_watch *w);

@@ -5,7 +5,10 @@
  * preempted while still runnable (sched_switch, prev), and ends when it is
  * switched in (sched_switch, next); the wait goes into the histogram of the
  * CPU it runs on and of its own default-hierarchy cgroup, cut to the
- * configured depth. Work per event is constant: the start time and the
+ * configured depth. The CPU histograms are also split by the class that
+ * picked the task (sched_ext or the kernel's own), each sample attributed to
+ * the scheduler that actually ran it, so a switch of scheduler in the middle
+ * of an interval splits that interval exactly. Work per event is constant: the start time and the
  * task's cgroup slot live in task storage (no pid hash on the hot path); the
  * slot is looked up by cgroup id only when the task's cgroup or the slot
  * generation changed. Histograms are arrays written in place; nothing goes
@@ -28,6 +31,10 @@ const volatile __u32 cfg_ncpu = 1;
 const volatile __u32 cfg_max_cgroups = RUNQLAT_MAX_CGROUPS;
 /* Keep per-task state in pid_state even on tp_btf (to measure the two). */
 const volatile bool cfg_pid_hash;
+/* Histograms per CPU: 1, or 1 + RUNQLAT_EXT_SLOTS where the kernel has sched_ext. */
+const volatile __u32 cfg_sched_slots = 1;
+/* Address of the kernel's ext_sched_class (from kallsyms, set by the agent). */
+const volatile __u64 cfg_ext_class;
 
 /* Flipped by the agent; bit 0 selects the histogram half being written. */
 __u32 interval;
@@ -35,6 +42,8 @@ __u32 interval;
 __u32 slot_gen;
 /* Events counted in the overflow slot because every slot was taken. */
 __u64 overflow_events;
+/* Set by the agent: which sched_ext histogram (0..RUNQLAT_EXT_SLOTS-1) is current. */
+__u32 ext_slot;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -80,7 +89,8 @@ struct {
 	__type(value, struct runqlat_hist);
 } cgroup_hists SEC(".maps");
 
-/* [half * cfg_ncpu + cpu], each written only by its own CPU under the rq lock. */
+/* [(half * cfg_ncpu + cpu) * cfg_sched_slots + class], each written only by
+ * its own CPU under the rq lock. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 2);
@@ -219,6 +229,19 @@ static __always_inline void hist_add_atomic(struct runqlat_hist *h, __u64 delta)
 	}
 }
 
+/* Histogram index of the class that runs p: 0 unless sched_ext does. */
+static __always_inline __u32 sched_index(struct task_struct *p, bool btf)
+{
+	__u64 cls;
+
+	if (cfg_sched_slots <= 1)
+		return 0;
+	cls = btf ? (__u64)p->sched_class : (__u64)BPF_CORE_READ(p, sched_class);
+	if (cls != cfg_ext_class)
+		return 0;
+	return 1 + ext_slot % RUNQLAT_EXT_SLOTS;
+}
+
 static __always_inline int on_wakeup(struct task_struct *p, bool btf)
 {
 	struct runqlat_task *st;
@@ -279,7 +302,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	cpu = bpf_get_smp_processor_id();
 	if (cpu >= cfg_ncpu)
 		return 0;
-	key = half * cfg_ncpu + cpu;
+	key = (half * cfg_ncpu + cpu) * cfg_sched_slots + sched_index(next, btf);
 	h = bpf_map_lookup_elem(&cpu_hists, &key);
 	if (h)
 		hist_add(h, delta);

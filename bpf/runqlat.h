@@ -18,6 +18,13 @@
 #define RUNQLAT_MAX_DEPTH 16
 /* Slot that collects events when every slot is taken (reported under "/"). */
 #define RUNQLAT_OVERFLOW_SLOT 0
+/* Per-CPU histograms are split by the scheduler that ran the task: index 0
+ * for the kernel's own classes (EEVDF/CFS, RT, deadline), 1 + ext_slot for
+ * the sched_ext class. The agent moves ext_slot to a fresh one of these each
+ * time the sched_ext scheduler changes, so two schedulers loaded within one
+ * interval stay apart.
+ */
+#define RUNQLAT_EXT_SLOTS 3
 
 /* One histogram in the shared layout plus its summary. Buckets are 32-bit:
  * one interval (at most an hour) cannot put 2^32 events in one bucket of one

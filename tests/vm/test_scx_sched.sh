@@ -6,7 +6,10 @@
 # dispatches) is ejected by the watchdog within its timeout, the loader
 # reports the kernel's reason, and the machine still answers. The agent in
 # the VM reports state and ops under each scheduler, and the transitions in
-# and out of the broken one.
+# and out of the broken one. Within one agent interval that spans EEVDF,
+# scx_fifo and scx_llc, runqueue latency is split by the scheduler that ran
+# each task (report runqlat.by_scheduler), and a real server's fleet query
+# grouped by scheduler returns the same split (check_sched_split.py).
 # Exit 0 pass, 1 fail, 77 skip (qemu/busybox/gcc missing, or the build
 # skipped the schedulers: bpf/scx/CMakeLists.txt says why).
 set -euo pipefail
@@ -34,9 +37,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/schedio-vm-scx.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -Wall -Wextra -Werror -o "$tmp/pingpong" "$here/pingpong.c"
 timeout_ms=2000
+split_rounds=1000
 set +e
 "$here/vm-run.sh" -s sid -b "$build/bin/schedio" -b "$build/bin/schedio-agent" -b "$tmp/pingpong" -f "$build/bpf/scx/scx_broken.bpf.o" \
-	-e PP_ROUNDS=2000 -e BROKEN_TIMEOUT_MS=$timeout_ms -t 300 "$here/guest/scx_sched.sh" | tee "$tmp/out.txt"
+	-e PP_ROUNDS=2000 -e PP_SPLIT_ROUNDS=$split_rounds -e BROKEN_TIMEOUT_MS=$timeout_ms -o "$tmp/out" -t 400 \
+	"$here/guest/scx_sched.sh" | tee "$tmp/out.txt"
 rc=${PIPESTATUS[0]}
 set -e
 [ $rc -eq 0 ] || { echo "FAIL: guest checks returned $rc"; exit 1; }
@@ -48,4 +53,6 @@ if [ -z "$secs" ] || ! awk -v s="$secs" -v t=$timeout_ms 'BEGIN { exit !(s * 100
 	exit 1
 fi
 echo "ok: scx_broken ejected after $secs s (watchdog $timeout_ms ms)"
+SCHEDIO_BIN="$build/bin" "$here/check_sched_split.py" "$tmp/out/report_split.json" "$split_rounds" ||
+	{ echo "FAIL: runqueue latency was not split by scheduler"; exit 1; }
 echo "PASS"

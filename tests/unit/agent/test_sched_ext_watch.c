@@ -1,6 +1,7 @@
 /* test_sched_ext_watch.c - the sched_ext transitions of an interval: each
  * change of (state, ops) once, with its time, oldest first; nothing when
- * nothing changed; the latest change kept when the list overflows. */
+ * nothing changed; the latest change kept when the list overflows; a
+ * follower gets each change handed to it instead. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,6 +124,54 @@ static void test_sched_ext_watch_overflow_keeps_the_latest(void **state)
 	sched_ext_watch_stop(w);
 }
 
+/* What a follower was handed, in order. */
+struct followed {
+	pthread_mutex_t lock;
+	char seen[8][160];
+	int n;
+};
+
+static void follow(void *arg, const char *state, const char *ops)
+{
+	struct followed *fw = arg;
+
+	pthread_mutex_lock(&fw->lock);
+	if (fw->n < 8)
+		snprintf(fw->seen[fw->n++], sizeof(fw->seen[0]), "%s/%s", state, ops);
+	pthread_mutex_unlock(&fw->lock);
+}
+
+static void test_sched_ext_watch_follower_gets_each_change(void **state)
+{
+	struct fake f = { .lock = PTHREAD_MUTEX_INITIALIZER, .state = "disabled" };
+	struct followed fw = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct sched_ext_watch *w;
+	cJSON *arr;
+
+	assert_int_equal(sched_ext_watch_follow(&w, 1, fake_read, &f, follow, &fw), 0);
+	settle(&f);
+	fake_set(&f, "enabled", "scx_fifo");
+	settle(&f);
+	fake_set(&f, "enabled", "scx_llc");
+	settle(&f);
+	fake_set(&f, "disabled", "");
+	settle(&f);
+	sched_ext_watch_stop(w);
+	assert_int_equal(fw.n, 3); /* the baseline is not a change */
+	assert_string_equal(fw.seen[0], "enabled/scx_fifo");
+	assert_string_equal(fw.seen[1], "enabled/scx_llc");
+	assert_string_equal(fw.seen[2], "disabled/");
+
+	/* handed over, not recorded */
+	assert_int_equal(sched_ext_watch_follow(&w, 1, fake_read, &f, follow, &fw), 0);
+	fake_set(&f, "enabled", "scx_fifo");
+	settle(&f);
+	arr = sched_ext_watch_take(w);
+	assert_int_equal(cJSON_GetArraySize(arr), 0);
+	cJSON_Delete(arr);
+	sched_ext_watch_stop(w);
+}
+
 static void test_sched_ext_watch_stop_is_prompt(void **state)
 {
 	struct fake f = { .lock = PTHREAD_MUTEX_INITIALIZER, .state = "disabled" };
@@ -141,6 +190,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sched_ext_watch_reports_each_change_once),
 		cmocka_unit_test(test_sched_ext_watch_overflow_keeps_the_latest),
+		cmocka_unit_test(test_sched_ext_watch_follower_gets_each_change),
 		cmocka_unit_test(test_sched_ext_watch_stop_is_prompt),
 	};
 

@@ -86,6 +86,43 @@ for s in fifo llc; do
 		fail "scx_$s: state '$(state)' after the loader exited"
 done
 
+echo "== one interval, two schedulers: each sample goes to the scheduler that ran it"
+# The agent's interval spans EEVDF, scx_fifo, EEVDF, scx_llc, EEVDF; the
+# wakeup-heavy workload runs only while a sched_ext scheduler is loaded. The
+# host side checks runqlat.by_scheduler in report_split.json (and posts it
+# to a real server); PP_SPLIT_ROUNDS round trips per scheduler.
+if command -v schedio-agent >/dev/null; then
+	schedio-agent --once --duration "${SPLIT_SECONDS:-40}" --stdout --disable iocost -v \
+		>"$VM_OUT/report_split.json" 2>agent_split.txt &
+	agent=$!
+	i=0
+	while ! grep -q 'runqlat: collecting' agent_split.txt && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 2
+	for s in fifo llc; do
+		extra=
+		[ $s = llc ] && extra="--domains 0/1"
+		schedio scx run $s --interval 3600 $extra >"split_$s.log" 2>&1 &
+		pid=$!
+		if wait_state enabled 300 && [ "$(ops)" = "scx_$s" ]; then
+			pingpong "${PP_SPLIT_ROUNDS:-1000}" 1 >"pp_split_$s.txt" || fail "split: pingpong under scx_$s failed"
+		else
+			fail "split: scx_$s did not load: $(cat "split_$s.log")"
+		fi
+		kill -INT $pid
+		wait $pid
+		wait_state disabled 50 || fail "split: scx_$s still '$(state)' after its loader exited"
+		cat "split_$s.log"
+		sleep 2
+	done
+	if wait $agent; then
+		ok "split: the agent's interval spanned both schedulers"
+		grep -q '"state":"enabled","ops":"scx_llc"' "$VM_OUT/report_split.json" ||
+			fail "split: the report's transitions lack scx_llc (did the interval end too early?)"
+	else
+		fail "split: agent failed: $(cat agent_split.txt)"
+	fi
+fi
+
 echo "== a killed loader leaves no scheduler behind"
 schedio scx run fifo >kill9.log 2>&1 &
 pid=$!
