@@ -89,6 +89,10 @@ int iocost_bpf_open(struct iocost_bpf **out, char *why, size_t cap)
 		snprintf(why, cap, "kernel has none of the iocost tracepoints");
 		goto fail;
 	}
+	/* libbpf parses the kernel's BTF again to load: do not hold two copies
+	 * (megabytes each) at once, it is the agent's peak memory. */
+	btf__free(vmlinux);
+	vmlinux = NULL;
 	err = iocost__load(b->skel);
 	if (err) {
 		snprintf(why, cap, "loading the iocost BPF programs failed: %s", strerror(-err));
@@ -110,7 +114,6 @@ int iocost_bpf_open(struct iocost_bpf **out, char *why, size_t cap)
 		snprintf(b->attached + strlen(b->attached), sizeof(b->attached) - strlen(b->attached), "%s%s",
 			 b->attached[0] ? " " : "", prog_tracepoint(prog));
 	}
-	btf__free(vmlinux);
 	*out = b;
 	return 0;
 fail:
