@@ -5,7 +5,6 @@
  * directly; otherwise the daemon loop (daemon.c) runs until SIGTERM/SIGINT,
  * closing every collector (and so detaching every BPF program) on the way out.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
@@ -20,6 +19,7 @@
 
 #include "agent/collector.h"
 #include "agent/config.h"
+#include "agent/curl_lib.h"
 #include "agent/daemon.h"
 #include "agent/push.h"
 #include "agent/report.h"
@@ -336,7 +336,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: cannot create state folder %s: %s\n", prog, cfg.state_dir, strerror(-e));
 		return 1;
 	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	opt.cgroup_depth = cfg.cgroup_depth;
 	opt.disable = cfg.disable;
 	/* Large buffers (libbpf's copy of the kernel BTF) are mmap'd and unmapped
@@ -355,6 +354,6 @@ int main(int argc, char **argv)
 		rc = daemon_run(&cfg, reload_config, states, &stop_signal, &hup_signal);
 	report_close_collectors(states);
 out:
-	curl_global_cleanup();
+	curl_lib_release();
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* push.c - libcurl delivery. One easy handle is kept for the agent's life so
+/* push.c - libcurl delivery (libcurl loaded on first use: curl_lib.h). One easy handle is kept for the agent's life so
  * the connection is reused between intervals (keep-alive); bodies are gzip'd
  * because histogram JSON compresses about tenfold. TLS peers are always
  * verified (against ca_file when set). Every failure becomes one sentence
@@ -7,14 +7,16 @@
  */
 #include "agent/push.h"
 
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/curl_lib.h"
 #include "common/gz.h"
+#include "common/log.h"
 
 struct push {
+	const struct curl_lib *c;
 	CURL *curl;
 	struct curl_slist *headers;
 	volatile sig_atomic_t *abort;
@@ -48,51 +50,57 @@ static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, cur
 struct push *push_new(const char *server, const char *token, const char *ca_file, volatile sig_atomic_t *abort)
 {
 	struct push *p = calloc(1, sizeof(*p));
-	char auth[600];
+	char auth[600], why[600];
 	size_t slen = strlen(server);
 
 	if (!p)
 		return NULL;
+	p->c = curl_lib_get(why, sizeof(why));
+	if (!p->c) {
+		log_error("%s", why);
+		free(p);
+		return NULL;
+	}
 	p->abort = abort;
 	while (slen > 0 && server[slen - 1] == '/')
 		slen--;
 	snprintf(p->url, sizeof(p->url), "%.*s/api/v1/reports", (int)slen, server);
 	if (ca_file)
 		snprintf(p->ca_file, sizeof(p->ca_file), "%s", ca_file);
-	p->curl = curl_easy_init();
+	p->curl = p->c->easy_init();
 	if (!p->curl) {
 		free(p);
 		return NULL;
 	}
-	p->headers = curl_slist_append(p->headers, "Content-Type: application/json");
-	p->headers = curl_slist_append(p->headers, "Content-Encoding: gzip");
+	p->headers = p->c->slist_append(p->headers, "Content-Type: application/json");
+	p->headers = p->c->slist_append(p->headers, "Content-Encoding: gzip");
 	if (token && *token) {
 		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
-		p->headers = curl_slist_append(p->headers, auth);
+		p->headers = p->c->slist_append(p->headers, auth);
 	}
-	curl_easy_setopt(p->curl, CURLOPT_URL, p->url);
-	curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, p->headers);
-	curl_easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, keep_head);
-	curl_easy_setopt(p->curl, CURLOPT_WRITEDATA, p);
-	curl_easy_setopt(p->curl, CURLOPT_ERRORBUFFER, p->errbuf);
-	curl_easy_setopt(p->curl, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(p->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(p->curl, CURLOPT_XFERINFODATA, p);
-	curl_easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT, 5L);
-	curl_easy_setopt(p->curl, CURLOPT_TIMEOUT, 30L);
-	curl_easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(p->curl, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(p->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(p->curl, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(p->curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	p->c->easy_setopt(p->curl, CURLOPT_URL, p->url);
+	p->c->easy_setopt(p->curl, CURLOPT_HTTPHEADER, p->headers);
+	p->c->easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, keep_head);
+	p->c->easy_setopt(p->curl, CURLOPT_WRITEDATA, p);
+	p->c->easy_setopt(p->curl, CURLOPT_ERRORBUFFER, p->errbuf);
+	p->c->easy_setopt(p->curl, CURLOPT_NOPROGRESS, 0L);
+	p->c->easy_setopt(p->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+	p->c->easy_setopt(p->curl, CURLOPT_XFERINFODATA, p);
+	p->c->easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT, 5L);
+	p->c->easy_setopt(p->curl, CURLOPT_TIMEOUT, 30L);
+	p->c->easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);
+	p->c->easy_setopt(p->curl, CURLOPT_TCP_KEEPALIVE, 1L);
+	p->c->easy_setopt(p->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	p->c->easy_setopt(p->curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	p->c->easy_setopt(p->curl, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (p->ca_file[0])
-		curl_easy_setopt(p->curl, CURLOPT_CAINFO, p->ca_file);
+		p->c->easy_setopt(p->curl, CURLOPT_CAINFO, p->ca_file);
 	return p;
 }
 
 static void describe_curl_error(struct push *p, CURLcode rc, char *err, size_t errlen)
 {
-	const char *detail = p->errbuf[0] ? p->errbuf : curl_easy_strerror(rc);
+	const char *detail = p->errbuf[0] ? p->errbuf : p->c->easy_strerror(rc);
 
 	switch (rc) {
 	case CURLE_COULDNT_CONNECT:
@@ -132,14 +140,14 @@ enum push_result push_send_gz(struct push *p, const void *gz, size_t len, long *
 	p->errbuf[0] = '\0';
 	p->answer_len = 0;
 	p->answer[0] = '\0';
-	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDS, gz);
-	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	rc = curl_easy_perform(p->curl);
+	p->c->easy_setopt(p->curl, CURLOPT_POSTFIELDS, gz);
+	p->c->easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	rc = p->c->easy_perform(p->curl);
 	if (rc != CURLE_OK) {
 		describe_curl_error(p, rc, err, errlen);
 		return PUSH_RETRY;
 	}
-	curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, status);
+	p->c->easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, status);
 	if (*status >= 200 && *status <= 299)
 		return PUSH_OK;
 	p->answer[strcspn(p->answer, "\r\n")] = '\0';
@@ -177,7 +185,7 @@ void push_free(struct push *p)
 {
 	if (!p)
 		return;
-	curl_slist_free_all(p->headers);
-	curl_easy_cleanup(p->curl);
+	p->c->slist_free_all(p->headers);
+	p->c->easy_cleanup(p->curl);
 	free(p);
 }
