@@ -20,7 +20,8 @@ function result(i) {
   return zlib.gzipSync(JSON.stringify([{ spec: { kind: 'iocost-tune' }, sysinfo: si, result: { solutions: { naive: { model: m, qos: q }, 'isolated-bandwidth': { model: m, qos: q } } } }]), { level: 1 });
 }
 
-const srv = await startServer();
+// submissions by token: --open-submissions would rate-limit the fill per address
+const srv = await startServer({ openSubmissions: false });
 const t0 = Date.now();
 await pool(Array.from({ length: NMODELS }, (_, i) => i), 8, async (i) => {
   const res = await fetch(`${srv.url}/api/v1/ssd/results`, { method: 'POST', headers: { Authorization: `Bearer ${srv.token}` }, body: result(i) });
@@ -67,7 +68,7 @@ try {
   await page.waitForTimeout(400);
   const searched = listRequests().slice(before);
   t.ok(searched.length === 1 && /q=ssd(\+|%20)1234/.test(searched[0].url), `one request for the typed search: ${searched.map((s) => s.url).join(' ')}`);
-  // "ssd 1234" is in Fleet SSD 01234..., 11234 (and not in any firmware)
+  // "ssd 1234" is in Fleet SSD 12340 to 12349 (names are zero-padded; no firmware has it)
   const found = await page.locator('table.data tbody tr td a').allTextContents();
   const want = Array.from({ length: NMODELS }, (_, i) => `Fleet SSD ${String(i).padStart(5, '0')} ${'KLMNOPQR'[i % 8]}`).filter((n) => n.toLowerCase().includes('ssd 1234'));
   t.ok(JSON.stringify(found) === JSON.stringify(want), `search matches: ${found.join(', ')}`);
