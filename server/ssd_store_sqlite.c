@@ -301,10 +301,10 @@ void ssd_store_free_models(struct ssd_model_summary *m, size_t n)
 }
 
 /* A search matches the name, the id (spaces as '_') or any firmware; ?1 is the
- * pattern from ssd_store_like_pattern, NULL for every model. */
-#define SQ_MATCH                                                                                          \
-	"(?1 IS NULL OR lower(model) LIKE ?1 ESCAPE '\\' OR lower(id) LIKE ?1 ESCAPE '\\' OR lower(fwrevs) " \
-	"LIKE ?1 ESCAPE '\\')"
+ * pattern from ssd_store_like_pattern (lower case), NULL for every model. SQLite's
+ * LIKE ignores ASCII case by itself, so the columns need no lower(). */
+#define SQ_MATCH                                                                                         \
+	"(?1 IS NULL OR model LIKE ?1 ESCAPE '\\' OR id LIKE ?1 ESCAPE '\\' OR fwrevs LIKE ?1 ESCAPE '\\')"
 
 /* Copies the row's columns from col on into m; 0 or -ENOMEM. */
 static int summary_from_row(sqlite3_stmt *st, int col, struct ssd_model_summary *m)
