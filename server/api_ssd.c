@@ -19,6 +19,7 @@
 #include "server/api.h"
 #include "server/auth.h"
 #include "server/ssd_config.h"
+#include "server/ssd_list_query.h"
 #include "server/ssd_ratelimit.h"
 #include "server/ssd_recommend.h"
 #include "server/ssd_result.h"
@@ -206,52 +207,6 @@ enum MHD_Result api_ssd_result_file(struct http_request *req)
 	return ret;
 }
 
-/* A count parameter: absent leaves *out; else decimal digits within lo..hi, or false. */
-static bool count_param(const char *s, size_t lo, size_t hi, size_t *out)
-{
-	size_t v = 0;
-
-	if (!s)
-		return true;
-	if (!*s || strlen(s) > 10 || strspn(s, "0123456789") != strlen(s))
-		return false;
-	for (; *s; s++)
-		v = v * 10 + (size_t)(*s - '0');
-	if (v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* True if s is well-formed UTF-8 without control characters (the PostgreSQL store
- * refuses malformed text, and no model name holds either). */
-static bool search_text_ok(const unsigned char *s)
-{
-	while (*s) {
-		unsigned char c = *s;
-		int more = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
-		unsigned char lo = 0x80, hi = 0xbf;
-
-		if (more < 0 || c < 0x20 || c == 0x7f)
-			return false;
-		/* The second byte's range rules out overlong forms, surrogates and > U+10FFFF. */
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-		else if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-		s++;
-		for (int i = 0; i < more; i++, s++) {
-			if (*s < (i ? 0x80 : lo) || *s > (i ? 0xbf : hi))
-				return false;
-		}
-	}
-	return true;
-}
-
 static cJSON *model_json(const struct ssd_model_summary *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -283,11 +238,11 @@ enum MHD_Result api_ssd_models(struct http_request *req)
 
 	if (mq.q && strlen(mq.q) > QUERY_MAX)
 		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "q is longer than %d characters", QUERY_MAX);
-	if (mq.q && !search_text_ok((const unsigned char *)mq.q))
+	if (mq.q && !ssd_list_search_ok(mq.q))
 		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "q must be UTF-8 text without control characters");
-	if (!count_param(http_query(req, "limit"), 1, LIST_MAX, &mq.limit))
+	if (!ssd_list_count(http_query(req, "limit"), 1, LIST_MAX, &mq.limit))
 		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "limit must be a whole number from 1 to %d", LIST_MAX);
-	if (!count_param(http_query(req, "offset"), 0, OFFSET_MAX, &mq.offset))
+	if (!ssd_list_count(http_query(req, "offset"), 0, OFFSET_MAX, &mq.offset))
 		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "offset must be a whole number from 0 to %d",
 					OFFSET_MAX);
 	if (store(req)->ops->list_models(store(req), &mq, &m, &n, &total) < 0)
