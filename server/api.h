@@ -15,13 +15,14 @@ enum MHD_Result api_ssd_submit(struct http_request *req);
 enum MHD_Result api_ssd_result_get(struct http_request *req);
 /* GET /api/v1/ssd/results/{id}/file: the original file (gzip). */
 enum MHD_Result api_ssd_result_file(struct http_request *req);
-/* GET /api/v1/ssd/models?q=: models with submission counts, firmwares, solutions. */
+/* GET /api/v1/ssd/models?q=&limit=&offset=: one page of models with submission counts, firmwares,
+ * solutions, the total of matches and next_offset. */
 enum MHD_Result api_ssd_models(struct http_request *req);
 /* GET /api/v1/ssd/models/{id}[?fwrev=]: one model and its recommended configuration. */
 enum MHD_Result api_ssd_model_get(struct http_request *req);
 /* GET /api/v1/ssd/models/{id}/config?solution=&dev=: io.cost.model and io.cost.qos lines. */
 enum MHD_Result api_ssd_model_config(struct http_request *req);
-/* GET /api/v1/ssd/hwdb: a systemd hwdb file with every model and firmware. */
+/* GET /api/v1/ssd/hwdb[?model=]: a systemd hwdb file with every model (or the one) and firmware. */
 enum MHD_Result api_ssd_hwdb(struct http_request *req);
 /* GET /metrics: Prometheus text (api_metrics.c). */
 enum MHD_Result api_metrics(struct http_request *req);

@@ -7,6 +7,7 @@
  * file leaves no trace.
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -18,12 +19,20 @@
 #include "server/api.h"
 #include "server/auth.h"
 #include "server/ssd_config.h"
+#include "server/ssd_list_query.h"
 #include "server/ssd_ratelimit.h"
 #include "server/ssd_recommend.h"
 #include "server/ssd_result.h"
 #include "server/ssd_store.h"
 
 #define QUERY_MAX 256
+#define LIST_DEFAULT 200
+#define LIST_MAX 1000
+#define OFFSET_MAX 1000000000
+/* The rows of one model-list page stop short of this many bytes of JSON, so the answer
+ * (the envelope adds < 100 bytes) stays under 1 MiB (issue 8) whatever long names and
+ * firmware lists the rows hold: limit is a most, next_offset says where to go on. */
+#define LIST_BUDGET 1000000
 
 static struct ssd_store *store(struct http_request *req)
 {
@@ -198,29 +207,65 @@ enum MHD_Result api_ssd_result_file(struct http_request *req)
 	return ret;
 }
 
+static cJSON *model_json(const struct ssd_model_summary *m)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "id", m->id);
+	cJSON_AddStringToObject(o, "model", m->model);
+	cJSON_AddNumberToObject(o, "submissions", m->submissions);
+	cJSON_AddItemToObject(o, "fwrevs", string_array(m->fwrevs, '\n'));
+	cJSON_AddItemToObject(o, "solutions", string_array(m->solutions, ' '));
+	return o;
+}
+
+/* The JSON size of o printed compactly, plus its comma; SIZE_MAX without memory. */
+static size_t json_size(const cJSON *o)
+{
+	char *text = cJSON_PrintUnformatted(o);
+	size_t n = text ? strlen(text) + 1 : SIZE_MAX;
+
+	free(text);
+	return n;
+}
+
 enum MHD_Result api_ssd_models(struct http_request *req)
 {
-	const char *q = http_query(req, "q");
+	struct ssd_model_query mq = { .q = http_query(req, "q"), .limit = LIST_DEFAULT };
 	struct ssd_model_summary *m = NULL;
+	size_t n = 0, total = 0, sent = 0, used = 0;
 	cJSON *doc, *arr;
-	size_t n = 0;
 
-	if (q && strlen(q) > QUERY_MAX)
+	if (mq.q && strlen(mq.q) > QUERY_MAX)
 		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "q is longer than %d characters", QUERY_MAX);
-	if (store(req)->ops->list_models(store(req), q, &m, &n) < 0)
+	if (mq.q && !ssd_list_search_ok(mq.q))
+		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "q must be UTF-8 text without control characters");
+	if (!ssd_list_count(http_query(req, "limit"), 1, LIST_MAX, &mq.limit))
+		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "limit must be a whole number from 1 to %d", LIST_MAX);
+	if (!ssd_list_count(http_query(req, "offset"), 0, OFFSET_MAX, &mq.offset))
+		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "offset must be a whole number from 0 to %d",
+					OFFSET_MAX);
+	if (store(req)->ops->list_models(store(req), &mq, &m, &n, &total) < 0)
 		return http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot list models");
 	doc = cJSON_CreateObject();
 	arr = cJSON_AddArrayToObject(doc, "models");
-	for (size_t i = 0; arr && i < n; i++) {
-		cJSON *o = cJSON_CreateObject();
+	for (; arr && sent < n; sent++) {
+		cJSON *o = model_json(&m[sent]);
+		size_t size = json_size(o);
 
-		cJSON_AddStringToObject(o, "id", m[i].id);
-		cJSON_AddStringToObject(o, "model", m[i].model);
-		cJSON_AddNumberToObject(o, "submissions", m[i].submissions);
-		cJSON_AddItemToObject(o, "fwrevs", string_array(m[i].fwrevs, '\n'));
-		cJSON_AddItemToObject(o, "solutions", string_array(m[i].solutions, ' '));
+		/* At least one row, so a client following next_offset always moves on. */
+		if (size == SIZE_MAX || (sent > 0 && used + size > LIST_BUDGET)) {
+			cJSON_Delete(o);
+			break;
+		}
+		used += size;
 		cJSON_AddItemToArray(arr, o);
 	}
+	cJSON_AddNumberToObject(doc, "total", (double)total);
+	if (mq.offset + sent < total)
+		cJSON_AddNumberToObject(doc, "next_offset", (double)(mq.offset + sent));
+	else
+		cJSON_AddNullToObject(doc, "next_offset");
 	ssd_store_free_models(m, n);
 	return http_reply_json(req, MHD_HTTP_OK, doc);
 }
@@ -364,15 +409,31 @@ enum MHD_Result api_ssd_hwdb(struct http_request *req)
 		"# schedio: io.cost recommendations per SSD model and firmware, from submitted resctl-bench results.\n"
 		"# Install as /etc/udev/hwdb.d/90-schedio-iocost.hwdb, then run: systemd-hwdb update\n\n";
 	struct ssd_recommendation *rec = calloc(1, sizeof(*rec));
+	const char *only = http_query(req, "model");
+	struct ssd_model_query all = { 0 };
 	struct ssd_model_summary *m = NULL;
 	struct ssd_result *res = NULL;
-	size_t nm = 0, len = 0, cap = 0;
+	size_t nm = 0, len = 0, cap = 0, total;
 	char *buf = NULL;
 	enum MHD_Result ret;
 	int rc = rec ? 0 : -ENOMEM;
 
-	if (!rc)
-		rc = store(req)->ops->list_models(store(req), NULL, &m, &nm);
+	/* ?model= narrows the file to one model (id or name), so a model page need not fetch
+	 * every model's entries; an unknown model gets the head alone. */
+	if (only && (strlen(only) > SSD_MODEL_MAX || !ssd_name_ok(only))) {
+		free(rec);
+		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "model is not a valid SSD model name or id");
+	}
+	if (!rc && only) {
+		m = calloc(1, sizeof(*m));
+		rc = m ? 0 : -ENOMEM;
+		if (m) {
+			ssd_model_id(only, m->id);
+			nm = 1;
+		}
+	} else if (!rc) {
+		rc = store(req)->ops->list_models(store(req), &all, &m, &nm, &total);
+	}
 	rc = rc ?: ((buf = strdup(head)) ? 0 : -ENOMEM);
 	len = cap = buf ? strlen(buf) : 0;
 	for (size_t i = 0; !rc && i < nm; i++) {

@@ -20,6 +20,13 @@ struct ssd_model_summary {
 	char *solutions; /* ' '-separated (malloc'd) */
 };
 
+/* Which models list_models answers: a search and one page of the matches. */
+struct ssd_model_query {
+	const char *q; /* substring to match; NULL or "" for every model */
+	size_t limit;  /* rows at most; 0 for all (internal callers only) */
+	size_t offset; /* matches to skip first */
+};
+
 struct ssd_store;
 
 struct ssd_store_ops {
@@ -31,9 +38,11 @@ struct ssd_store_ops {
 	int (*get)(struct ssd_store *st, const char *id, struct ssd_result *out);
 	/* Reads the original file of id (gzip, malloc'd); 0, -ENOENT, or -EIO. */
 	int (*get_file)(struct ssd_store *st, const char *id, void **gz, size_t *len);
-	/* Models whose name or id contains q (case-insensitive; all when q is NULL or empty),
-	 * sorted by id; *out malloc'd, free with ssd_store_free_models. 0 or -EIO/-ENOMEM. */
-	int (*list_models)(struct ssd_store *st, const char *q, struct ssd_model_summary **out, size_t *n);
+	/* One page of the models whose name, id or a firmware contains q->q (case-insensitive;
+	 * all when NULL or empty), sorted by id (unique); *total counts every match. *out
+	 * malloc'd, free with ssd_store_free_models. 0 or -EIO/-ENOMEM. */
+	int (*list_models)(struct ssd_store *st, const struct ssd_model_query *q, struct ssd_model_summary **out,
+			   size_t *n, size_t *total);
 	/* All results of model_id (*out malloc'd, *n may be 0); 0 or -EIO/-ENOMEM. */
 	int (*model_results)(struct ssd_store *st, const char *model_id, struct ssd_result **out, size_t *n);
 	/* Releases the store. */
@@ -48,6 +57,9 @@ struct ssd_store {
 struct ssd_store *ssd_store_sqlite_open(const char *path, char *err, size_t errlen);
 /* Opens the PostgreSQL store on a (migrated) database; NULL with err. */
 struct ssd_store *ssd_store_pg_open(const char *conninfo, char *err, size_t errlen);
+/* The LIKE pattern (escape character backslash) matching q as a lower-cased literal substring;
+ * NULL for an empty q, or without memory when q is not empty (malloc'd). */
+char *ssd_store_like_pattern(const char *q);
 /* Frees a model list from list_models. */
 void ssd_store_free_models(struct ssd_model_summary *m, size_t n);
 

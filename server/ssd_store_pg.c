@@ -31,6 +31,11 @@ enum { S_INSERT, S_FILE, S_MODEL, S_GET, S_GET_FILE, S_LIST, S_RESULTS, S_COUNT 
 #define SET_UNION(arr, sep) \
 	"(SELECT coalesce(string_agg(DISTINCT x COLLATE \"C\", " sep " ORDER BY x COLLATE \"C\"), '') FROM unnest(" arr ") x)"
 
+/* A search matches the name, the id or any firmware; $1 NULL matches every model. */
+#define PG_MATCH                                                                                         \
+	"($1::text IS NULL OR lower(model) LIKE $1::text ESCAPE '\\' OR lower(id) LIKE $1::text ESCAPE '\\' " \
+	"OR lower(fwrevs) LIKE $1::text ESCAPE '\\')"
+
 static const char *const sql[S_COUNT] = {
 	[S_INSERT] = "INSERT INTO ssd_results (id, model_id, model, fwrev, bench_major, bench_minor, merged, summary, "
 		     "submitted_ms) VALUES ($1::text, $2::text, $3::text, $4::text, $5::bigint, $6::bigint, $7::bigint, "
@@ -45,9 +50,13 @@ static const char *const sql[S_COUNT] = {
 					     "' '"),
 	[S_GET] = "SELECT summary FROM ssd_results WHERE id = $1::text",
 	[S_GET_FILE] = "SELECT gz FROM ssd_files WHERE id = $1::text",
-	[S_LIST] = "SELECT id, model, submissions, fwrevs, solutions FROM ssd_models WHERE $1::text IS NULL "
-		   "OR strpos(lower(model), lower($1::text)) > 0 OR strpos(lower(id), lower($1::text)) > 0 "
-		   "ORDER BY id COLLATE \"C\"",
+	/* As the SQLite store: count and page in one statement (one snapshot), the page LEFT
+	 * JOINed so an empty page still brings the count; $1 from ssd_store_like_pattern. */
+	[S_LIST] = "SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions "
+		   "FROM (SELECT count(*)::bigint AS n FROM ssd_models WHERE " PG_MATCH ") t LEFT JOIN "
+		   "(SELECT id, model, submissions, fwrevs, solutions FROM ssd_models WHERE " PG_MATCH
+		   " ORDER BY id COLLATE \"C\" LIMIT NULLIF($2::bigint, 0) OFFSET $3::bigint) r ON true "
+		   "ORDER BY r.id COLLATE \"C\"",
 	[S_RESULTS] = "SELECT summary FROM ssd_results WHERE model_id = $1::text ORDER BY submitted_ms, id COLLATE \"C\"",
 };
 static const char *const names[S_COUNT] = { "s_insert", "s_file", "s_model", "s_get", "s_get_file", "s_list",
@@ -154,20 +163,27 @@ out:
 	return rc;
 }
 
+/* Runs query which with p under the lock; NULL on error. */
+static PGresult *query(struct pg_ssd *s, int which, const struct pg_params *p)
+{
+	PGresult *r;
+
+	pthread_mutex_lock(&s->lock);
+	r = pg_revive(s->c, names, sql, S_COUNT) < 0 ? NULL : pg_run(s->c, names[which], p);
+	/* Reads are idempotent: one more try on a connection dropped while idle. */
+	if (!r && PQstatus(s->c) != CONNECTION_OK && pg_revive(s->c, names, sql, S_COUNT) >= 0)
+		r = pg_run(s->c, names[which], p);
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
 /* Runs a one-text-parameter query under the lock; NULL on error. */
 static PGresult *query1(struct pg_ssd *s, int which, const char *arg)
 {
 	struct pg_params p = { 0 };
-	PGresult *r;
 
 	pg_p_text(&p, arg);
-	pthread_mutex_lock(&s->lock);
-	r = pg_revive(s->c, names, sql, S_COUNT) < 0 ? NULL : pg_run(s->c, names[which], &p);
-	/* Reads are idempotent: one more try on a connection dropped while idle. */
-	if (!r && PQstatus(s->c) != CONNECTION_OK && pg_revive(s->c, names, sql, S_COUNT) >= 0)
-		r = pg_run(s->c, names[which], &p);
-	pthread_mutex_unlock(&s->lock);
-	return r;
+	return query(s, which, &p);
 }
 
 static int summary_to_result(const char *text, int len, struct ssd_result *out)
@@ -213,15 +229,25 @@ static int pg_get_file(struct ssd_store *base, const char *id, void **gz, size_t
 	return rc;
 }
 
-static int pg_list_models(struct ssd_store *base, const char *q, struct ssd_model_summary **out, size_t *n)
+static int pg_list_models(struct ssd_store *base, const struct ssd_model_query *q, struct ssd_model_summary **out,
+			  size_t *n, size_t *total)
 {
-	PGresult *r = query1(from(base), S_LIST, q && *q ? q : NULL);
+	char *pattern = ssd_store_like_pattern(q->q);
 	struct ssd_model_summary *list = NULL;
+	struct pg_params p = { 0 };
 	size_t count = 0;
+	PGresult *r;
 	int rc = 0;
 
 	*out = NULL;
-	*n = 0;
+	*n = *total = 0;
+	if (q->q && *q->q && !pattern)
+		return -ENOMEM;
+	pg_p_text(&p, pattern);
+	pg_p_int(&p, (int64_t)q->limit);
+	pg_p_int(&p, (int64_t)q->offset);
+	r = query(from(base), S_LIST, &p);
+	free(pattern);
 	if (!r)
 		return -EIO;
 	if (PQntuples(r)) {
@@ -230,19 +256,24 @@ static int pg_list_models(struct ssd_store *base, const char *q, struct ssd_mode
 			rc = -ENOMEM;
 	}
 	for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
-		struct ssd_model_summary *m = &list[count++];
+		struct ssd_model_summary *m;
 
-		snprintf(m->id, sizeof(m->id), "%s", pg_text(r, i, 0));
-		snprintf(m->model, sizeof(m->model), "%s", pg_text(r, i, 1));
-		m->submissions = (int)pg_int(r, i, 2);
-		m->fwrevs = strdup(pg_text(r, i, 3));
-		m->solutions = strdup(pg_text(r, i, 4));
+		*total = (size_t)pg_int(r, i, 0);
+		if (PQgetisnull(r, i, 1))
+			continue;
+		m = &list[count++];
+		snprintf(m->id, sizeof(m->id), "%s", pg_text(r, i, 1));
+		snprintf(m->model, sizeof(m->model), "%s", pg_text(r, i, 2));
+		m->submissions = (int)pg_int(r, i, 3);
+		m->fwrevs = strdup(pg_text(r, i, 4));
+		m->solutions = strdup(pg_text(r, i, 5));
 		if (!m->fwrevs || !m->solutions)
 			rc = -ENOMEM;
 	}
 	PQclear(r);
 	if (rc) {
 		ssd_store_free_models(list, count);
+		*total = 0;
 		return rc;
 	}
 	*out = list;

@@ -300,43 +300,67 @@ void ssd_store_free_models(struct ssd_model_summary *m, size_t n)
 	free(m);
 }
 
-static int sq_list_models(struct ssd_store *base, const char *q, struct ssd_model_summary **out, size_t *n)
+/* A search matches the name, the id (spaces as '_') or any firmware; ?1 is the
+ * pattern from ssd_store_like_pattern (lower case), NULL for every model. SQLite's
+ * LIKE ignores ASCII case by itself, so the columns need no lower(). */
+#define SQ_MATCH                                                                                         \
+	"(?1 IS NULL OR model LIKE ?1 ESCAPE '\\' OR id LIKE ?1 ESCAPE '\\' OR fwrevs LIKE ?1 ESCAPE '\\')"
+
+/* Copies the row's columns from col on into m; 0 or -ENOMEM. */
+static int summary_from_row(sqlite3_stmt *st, int col, struct ssd_model_summary *m)
 {
+	memset(m, 0, sizeof(*m));
+	snprintf(m->id, sizeof(m->id), "%s", (const char *)sqlite3_column_text(st, col));
+	snprintf(m->model, sizeof(m->model), "%s", (const char *)sqlite3_column_text(st, col + 1));
+	m->submissions = sqlite3_column_int(st, col + 2);
+	m->fwrevs = strdup((const char *)sqlite3_column_text(st, col + 3));
+	m->solutions = strdup((const char *)sqlite3_column_text(st, col + 4));
+	return m->fwrevs && m->solutions ? 0 : -ENOMEM;
+}
+
+static int sq_list_models(struct ssd_store *base, const struct ssd_model_query *q, struct ssd_model_summary **out,
+			  size_t *n, size_t *total)
+{
+	/* One statement, so the count and the page come from the same snapshot; the page is
+	 * LEFT JOINed so an empty page still brings the count (one row with NULL columns). */
+	static const char sql[] =
+		"SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions "
+		"FROM (SELECT count(*) AS n FROM ssd_models WHERE " SQ_MATCH ") t LEFT JOIN "
+		"(SELECT id, model, submissions, fwrevs, solutions FROM ssd_models WHERE " SQ_MATCH
+		" ORDER BY id LIMIT ?2 OFFSET ?3) r ON 1 = 1 ORDER BY r.id";
 	struct sqlite_store *s = from(base);
 	struct ssd_model_summary *list = NULL;
-	size_t cap = 0, count = 0;
+	char *pattern = ssd_store_like_pattern(q->q);
+	size_t cap = q->limit ? q->limit : 64, count = 0;
 	sqlite3_stmt *st = NULL;
-	int rc = -EIO, step;
+	int rc = -ENOMEM, step;
 
+	*total = 0;
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT id, model, submissions, fwrevs, solutions FROM ssd_models WHERE ?1 IS NULL "
-			       "OR instr(lower(model), lower(?1)) > 0 OR instr(lower(id), lower(?1)) > 0 ORDER BY id",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (q->q && *q->q && !pattern)
 		goto out;
-	if (q && *q)
-		sqlite3_bind_text(st, 1, q, -1, SQLITE_STATIC);
+	rc = -EIO;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	if (pattern)
+		sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, q->limit ? (sqlite3_int64)q->limit : -1);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)q->offset);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct ssd_model_summary *m;
-
-		if (count == cap) {
-			struct ssd_model_summary *nl = realloc(list, (cap ? cap * 2 : 64) * sizeof(*list));
+		*total = (size_t)sqlite3_column_int64(st, 0);
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+			continue;
+		if (!list || count == cap) {
+			struct ssd_model_summary *nl = realloc(list, (list ? cap * 2 : cap) * sizeof(*list));
 
 			if (!nl) {
 				rc = -ENOMEM;
 				goto out;
 			}
+			cap = list ? cap * 2 : cap;
 			list = nl;
-			cap = cap ? cap * 2 : 64;
 		}
-		m = &list[count++];
-		memset(m, 0, sizeof(*m));
-		snprintf(m->id, sizeof(m->id), "%s", (const char *)sqlite3_column_text(st, 0));
-		snprintf(m->model, sizeof(m->model), "%s", (const char *)sqlite3_column_text(st, 1));
-		m->submissions = sqlite3_column_int(st, 2);
-		m->fwrevs = strdup((const char *)sqlite3_column_text(st, 3));
-		m->solutions = strdup((const char *)sqlite3_column_text(st, 4));
-		if (!m->fwrevs || !m->solutions) {
+		if (summary_from_row(st, 1, &list[count++]) < 0) {
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -346,10 +370,12 @@ static int sq_list_models(struct ssd_store *base, const char *q, struct ssd_mode
 out:
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&s->lock);
+	free(pattern);
 	if (rc) {
 		ssd_store_free_models(list, count);
 		list = NULL;
 		count = 0;
+		*total = 0;
 	}
 	*out = list;
 	*n = count;

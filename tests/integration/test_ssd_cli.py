@@ -8,7 +8,10 @@ import shutil
 import tempfile
 import unittest
 
+import concurrent.futures
+
 import harness
+from test_ssd_paging import result
 
 RB = os.path.join(harness.DATA, "resctl-bench")
 FILES = sorted(glob.glob(os.path.join(RB, "*", "*", "*.json.gz")))
@@ -126,6 +129,51 @@ class SsdCli(unittest.TestCase):
         self.assertIn("cannot write io.cost", r.stderr)
         r = self.cli("apply", "--dry-run", "--sysfs-root", os.path.join(self.tmp, "nothing"))
         self.assertEqual(r.returncode, 1)
+
+
+
+class SsdCliPages(unittest.TestCase):
+    """`schedio models` over more models than one page of the server (1,000)."""
+    N = 2150
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = harness.Server().start()
+        auth = {"Authorization": "Bearer " + cls.srv.add_token("t", "submit")}
+        cls.names = [f"Pager {i:04d} {'XYZ'[i % 3]}" for i in range(cls.N)]
+        with concurrent.futures.ThreadPoolExecutor(4) as ex:
+            st = list(ex.map(lambda n: cls.srv.request("POST", "/api/v1/ssd/results", result(n, "P1"), auth).status,
+                             cls.names))
+        assert set(st) == {201}, set(st)
+        cls.ids = sorted(n.replace(" ", "_") for n in cls.names)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        cls.srv.cleanup()
+
+    def models(self, *args):
+        r = harness.run([harness.binary("schedio"), "models", "--server", self.srv.url, *args])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("MODEL"))
+        return [line.split()[0] for line in lines[1:]]
+
+    def test_every_page_once(self):
+        self.assertEqual(self.models(), self.ids)
+
+    def test_query_and_limit(self):
+        self.assertEqual(self.models("--limit", "5"), self.ids[:5])
+        self.assertEqual(self.models("--limit", "1500", "pager"), self.ids[:1500])
+        self.assertEqual(self.models("pager 001"), [i for i in self.ids if "Pager_001" in i])
+        self.assertEqual(self.models("PAGER_2149"), ["Pager_2149_Y"])
+        self.assertEqual(self.models("100%_"), [])
+
+    def test_bad_limit(self):
+        for bad in ("0", "-3", "x", "5x", ""):
+            r = harness.run([harness.binary("schedio"), "models", "--server", self.srv.url, "--limit", bad])
+            self.assertNotEqual(r.returncode, 0, bad)
+            self.assertIn("--limit", r.stderr, bad)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,8 @@ export function requireData() {
 }
 
 // A server on 127.0.0.1:0 with a fresh database; resolves {url, stop, ...}.
-export async function startServer({ submitToken = true } = {}) {
+// Without openSubmissions, submissions need the token (and are not rate limited).
+export async function startServer({ submitToken = true, openSubmissions = true } = {}) {
   need(BIN && fs.existsSync(path.join(BIN, 'schedio-server')), 'SCHEDIO_BIN must point at the built binaries (run through ctest)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schedio-web-'));
   const db = path.join(dir, 'schedio.db');
@@ -42,7 +43,7 @@ export async function startServer({ submitToken = true } = {}) {
   }
   const stderr = fs.openSync(path.join(dir, 'server.stderr'), 'w');
   const proc = spawn(path.join(BIN, 'schedio-server'),
-    ['--listen', '127.0.0.1:0', '--db', db, '--open-ingest', '--open-submissions'],
+    ['--listen', '127.0.0.1:0', '--db', db, '--open-ingest', ...(openSubmissions ? ['--open-submissions'] : [])],
     { stdio: ['ignore', 'pipe', stderr] });
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not start in 20 s')), 20000);

@@ -53,7 +53,8 @@ export const host = (id, signal) => getJson(`/api/v1/hosts/${enc(id)}`, null, si
 export const hostRunqlat = (id, params, signal) => getJson(`/api/v1/hosts/${enc(id)}/runqlat`, params, signal);
 export const hostIocost = (id, params, signal) => getJson(`/api/v1/hosts/${enc(id)}/iocost`, params, signal);
 export const fleetRunqlat = (params, signal) => getJson('/api/v1/fleet/runqlat', params, signal);
-export const ssdModels = (q, signal) => getJson('/api/v1/ssd/models', { q }, signal);
+// params: {q, limit, offset}; answers {models, total, next_offset} (next_offset null on the last page).
+export const ssdModels = (params, signal) => getJson('/api/v1/ssd/models', params, signal);
 export const ssdModel = (id, fwrev, signal) => getJson(`/api/v1/ssd/models/${enc(id)}`, { fwrev }, signal);
 export const ssdResult = (id, signal) => getJson(`/api/v1/ssd/results/${enc(id)}`, null, signal);
 export const ssdConfig = (id, params, signal) => getText(`/api/v1/ssd/models/${enc(id)}/config`, params, signal);

@@ -1,6 +1,7 @@
 /* test_ssd_store.c - the SQLite SSD store through its ops: put, duplicate
  * detection, read back, the original file, the model list with its merged
- * firmware and solution sets, and the query filter.
+ * firmware and solution sets, the search (LIKE wildcards taken literally) and
+ * the pages.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -34,6 +35,29 @@ static struct ssd_result result(const char *id, const char *model, const char *f
 	return r;
 }
 
+/* How many models one page of list_models brings. */
+static size_t list_n(struct ssd_store *st, const char *q, size_t limit, size_t offset, size_t *total)
+{
+	struct ssd_model_query mq = { .q = q, .limit = limit, .offset = offset };
+	struct ssd_model_summary *models = NULL;
+	size_t n = 0;
+
+	assert_int_equal(st->ops->list_models(st, &mq, &models, &n, total), 0);
+	ssd_store_free_models(models, n);
+	return n;
+}
+
+static void test_like_pattern_escapes_wildcards(void **state)
+{
+	char *p = ssd_store_like_pattern("A%b_C\\d");
+
+	(void)state;
+	assert_string_equal(p, "%a\\%b\\_c\\\\d%");
+	free(p);
+	assert_null(ssd_store_like_pattern(""));
+	assert_null(ssd_store_like_pattern(NULL));
+}
+
 static void test_store_round_trip(void **state)
 {
 	char dir[] = "/tmp/schedio-test-ssd-store-XXXXXX", err[256], file[64];
@@ -41,9 +65,10 @@ static void test_store_round_trip(void **state)
 	struct ssd_result b = result("0000000000000000000000000000000b", "Disk One", "FW1", "bandwidth");
 	struct ssd_result c = result("0000000000000000000000000000000c", "Other", "", "naive");
 	struct ssd_result *back = malloc(sizeof(*back)), *list;
+	struct ssd_model_query all = { 0 }, one = { 0 };
 	struct ssd_model_summary *models;
 	struct ssd_store *st;
-	size_t n, len;
+	size_t n, len, total;
 	void *gz;
 	sqlite3 *db;
 	bool dup;
@@ -70,19 +95,32 @@ static void test_store_round_trip(void **state)
 	free(gz);
 	assert_int_equal(st->ops->get_file(st, "nope", &gz, &len), -ENOENT);
 
-	assert_int_equal(st->ops->list_models(st, NULL, &models, &n), 0);
+	assert_int_equal(st->ops->list_models(st, &all, &models, &n, &total), 0);
 	assert_int_equal(n, 2);
+	assert_int_equal(total, 2);
 	assert_string_equal(models[0].id, "Disk_One");
 	assert_int_equal(models[0].submissions, 2);
 	assert_string_equal(models[0].fwrevs, "FW1\nFW2");
 	assert_string_equal(models[0].solutions, "bandwidth naive");
 	assert_string_equal(models[1].fwrevs, "");
 	ssd_store_free_models(models, n);
-	assert_int_equal(st->ops->list_models(st, "disk_O", &models, &n), 0);
-	assert_int_equal(n, 1);
-	ssd_store_free_models(models, n);
-	assert_int_equal(st->ops->list_models(st, "%", &models, &n), 0);
-	assert_int_equal(n, 0); /* no LIKE wildcards */
+	assert_int_equal(list_n(st, "disk_O", 0, 0, &total), 1);
+	assert_int_equal(list_n(st, "%", 0, 0, &total), 0); /* no LIKE wildcards */
+	assert_int_equal(total, 0);
+	assert_int_equal(list_n(st, "k_", 0, 0, &total), 1); /* the id Disk_One */
+	assert_int_equal(list_n(st, "ot_er", 0, 0, &total), 0); /* '_' is no wildcard */
+	assert_int_equal(list_n(st, "\\", 0, 0, &total), 0);
+	assert_int_equal(list_n(st, "fw1", 0, 0, &total), 1); /* a firmware matches too */
+	/* pages: limit and offset over the sorted matches, total whatever the page */
+	assert_int_equal(list_n(st, NULL, 1, 0, &total), 1);
+	assert_int_equal(total, 2);
+	assert_int_equal(list_n(st, NULL, 1, 1, &total), 1);
+	assert_int_equal(list_n(st, NULL, 5, 2, &total), 0);
+	assert_int_equal(total, 2);
+	one.limit = 1;
+	one.offset = 1;
+	assert_int_equal(st->ops->list_models(st, &one, &models, &n, &total), 0);
+	assert_string_equal(models[0].id, "Other");
 	ssd_store_free_models(models, n);
 
 	assert_int_equal(st->ops->model_results(st, "Disk_One", &list, &n), 0);
@@ -107,6 +145,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_store_round_trip),
+		cmocka_unit_test(test_like_pattern_escapes_wildcards),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

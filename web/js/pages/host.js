@@ -175,7 +175,8 @@ export function mount(ctx) {
     const link = h('a', { href: `/ssd?model=${encodeURIComponent(modelId)}` }, 'the SSD database');
     if (!disk.model) return h('p', { class: 'muted' }, 'The disk did not report its model.');
     if (!rec) {
-      const list = await api.ssdModels(modelId, signal);
+      // the id itself matches, so it is within the first 1,000 matches of its own search
+      const list = await api.ssdModels({ q: modelId, limit: 1000 }, signal);
       const known = (Array.isArray(list) ? list : list.models || []).some((x) => x.id === modelId);
       rec = known ? null : 'no_data';
     }

@@ -30,42 +30,114 @@ export function mount(ctx) {
   return model ? mountModel(ctx, model) : mountList(ctx);
 }
 
+// The model list is paged and searched by the server (the database can hold
+// tens of thousands of models; every response stays under 1 MiB): a page of
+// PAGE models in id order, "Show more" for the next, the search sent as q
+// after a short pause in typing.
+const PAGE = 200;
+const SEARCH_DELAY_MS = 250;
+
+function modelRow(r) {
+  return h('tr', {},
+    h('td', {}, h('a', { href: `/ssd?model=${encodeURIComponent(r.id)}` }, r.model || r.id)),
+    h('td', { class: 'num' }, fmt.count(r.submissions)),
+    h('td', {}, (r.fwrevs || []).join(', ') || '–'),
+    h('td', { class: 'wrap' }, (r.solutions || []).join(', ') || '–'));
+}
+
 function mountList(ctx) {
   ctx.setTitle('SSD models');
   const search = h('input', { type: 'search', id: 'model-search', placeholder: 'Search models…', 'aria-label': 'Search SSD models', value: ctx.params.get('q') || '' });
   const list = section('SSD models', search, h('a', { class: 'button', href: api.ssdHwdbUrl, download: 'schedio-iocost.hwdb' }, 'Download hwdb'));
-  const table = dataTable([
-    { key: 'model', label: 'Model', render: (r) => h('a', { href: `/ssd?model=${encodeURIComponent(r.id)}` }, r.model || r.id) },
-    { key: 'submissions', label: 'Submissions', num: true, render: (r) => fmt.count(r.submissions) },
-    { key: 'fwrevs', label: 'Firmware', value: (r) => (r.fwrevs || []).join(', '), render: (r) => (r.fwrevs || []).join(', ') || '–' },
-    { key: 'solutions', label: 'Solutions', wrap: true, value: (r) => (r.solutions || []).length, render: (r) => (r.solutions || []).join(', ') || '–' },
-  ], {
-    caption: 'SSD models with benchmark results', sort: 'model',
-    text: (r) => `${r.model} ${r.id} ${(r.fwrevs || []).join(' ')}`,
-    emptyText: 'No SSD results yet: submit a resctl-bench result to start the database.',
-  });
+  const tbody = h('tbody');
+  const countText = h('span', { role: 'status', id: 'model-count' });
+  const more = h('button', { type: 'button', class: 'more', id: 'model-more' });
+  const table = h('div', { class: 'table-wrap' },
+    h('table', { class: 'data' }, h('caption', {}, 'SSD models with benchmark results, by model id'),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Model'), h('th', { scope: 'col', class: 'num' }, 'Submissions'),
+        h('th', { scope: 'col' }, 'Firmware'), h('th', { scope: 'col' }, 'Solutions'))), tbody),
+    h('p', { class: 'table-count' }, countText, ' ', more));
   fill(ctx.root, h('p', { class: 'lead' }, 'Measured io.cost configurations per SSD model, from resctl-bench results. ',
     h('a', { href: '/submit' }, 'Submit yours.')), list.el);
   fill(list.body, loading('models'));
-  let all = [];
-  search.addEventListener('input', () => {
-    table.setFilter(search.value);
-    ctx.setParams({ q: search.value });
+
+  // rows: every model loaded for query q; next: the server's next_offset (null at the end).
+  let rows = [], total = 0, next = null, q = search.value.trim(), seq = 0, timer = null, own = null;
+
+  function draw() {
+    if (!rows.length) {
+      fill(list.body, empty(q ? `No SSD model matches “${q}”.` : 'No SSD results yet: submit a resctl-bench result to start the database.'));
+      return;
+    }
+    tbody.replaceChildren(...rows.map(modelRow));
+    countText.textContent = (rows.length < total ? `Showing ${fmt.count(rows.length)} of ${fmt.count(total)}` : fmt.count(total)) +
+      (q ? ` matching “${q}”` : ' in total');
+    more.hidden = next === null;
+    more.disabled = false;
+    more.textContent = `Show ${fmt.count(Math.min(PAGE, total - rows.length))} more`;
+    if (!list.body.contains(table)) fill(list.body, table);
+  }
+
+  // Loads pages from offset 0 until at least `want` rows (one page at least) for the
+  // current search; a newer search or refresh makes an older load drop its answer.
+  async function load(want, signal) {
+    const mine = ++seq;
+    const got = [];
+    let offset = 0, doc = null;
+    do {
+      doc = await api.ssdModels({ q, limit: Math.min(1000, Math.max(PAGE, want - got.length)), offset }, signal);
+      if (mine !== seq) return;
+      got.push(...(doc.models || []));
+      offset = doc.next_offset;
+    } while (offset !== null && offset !== undefined && got.length < want);
+    rows = got;
+    total = doc.total ?? got.length;
+    next = offset ?? null;
+    draw();
+  }
+
+  function guarded(p) {
+    return p.catch((err) => {
+      if (err.name === 'AbortError') throw err;
+      fill(list.body, failure('models', err));
+    });
+  }
+
+  more.addEventListener('click', () => {
+    if (next === null) return;
+    const mine = ++seq, from = next;
+    more.disabled = true;
+    more.textContent = 'Loading…';
+    guarded(api.ssdModels({ q, limit: PAGE, offset: from }).then((doc) => {
+      if (mine !== seq) return;
+      rows = rows.concat(doc.models || []);
+      total = doc.total ?? rows.length;
+      next = doc.next_offset ?? null;
+      draw();
+    })).catch(() => {});
   });
+
+  search.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      q = search.value.trim();
+      ctx.setParams({ q: q || null });
+      if (own) own.abort();
+      own = new AbortController();
+      fill(list.body, loading('models'));
+      guarded(load(PAGE, own.signal)).catch(() => {});
+    }, SEARCH_DELAY_MS);
+  });
+
   return {
-    async refresh(signal) {
-      try {
-        const resp = await api.ssdModels(null, signal);
-        all = Array.isArray(resp) ? resp : resp.models || [];
-        if (!list.body.contains(table.el)) fill(list.body, table.el);
-        table.setFilter(search.value);
-        table.setRows(all);
-      } catch (err) {
-        if (err.name === 'AbortError') throw err;
-        fill(list.body, failure('models', err));
-      }
+    // A refresh keeps as many rows as were shown, so auto-refresh does not fold up "more".
+    refresh(signal) {
+      return guarded(load(Math.max(PAGE, rows.length), signal));
     },
-    destroy() {},
+    destroy() {
+      clearTimeout(timer);
+      if (own) own.abort();
+    },
   };
 }
 
