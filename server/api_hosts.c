@@ -50,7 +50,7 @@ static bool host_stale(const struct store_host *h, int64_t now)
 static int add_host_hist(void *arg, const struct store_row *r)
 {
 	if (r->host_hist)
-		rq_hist_add_blob(arg, r->host_hist, r->host_hist_len, NULL, NULL);
+		rq_hist_add_blob(arg, r->host_hist, r->host_hist_len, rq_want_host, NULL);
 	return 0;
 }
 
