@@ -195,43 +195,37 @@ bool rq_want_host(uint8_t kind, const char *key, size_t keylen, void *arg)
 	return kind == RQ_HOST;
 }
 
-static bool want_host_or_sched(uint8_t kind, const char *key, size_t keylen, void *arg)
+/* Takes nothing; notes whether the blob has RQ_SCHED series. */
+static bool note_sched(uint8_t kind, const char *key, size_t keylen, void *arg)
+{
+	(void)key;
+	(void)keylen;
+	*(bool *)arg |= kind == RQ_SCHED;
+	return false;
+}
+
+static bool want_sched(uint8_t kind, const char *key, size_t keylen, void *arg)
 {
 	(void)key;
 	(void)keylen;
 	(void)arg;
-	return kind == RQ_HOST || kind == RQ_SCHED;
+	return kind == RQ_SCHED;
 }
 
 int rq_set_add_sched(struct rq_set *s, const void *p, size_t len, const char *group)
 {
-	struct rq_set tmp = { 0 };
+	struct rq_hist *dst;
 	bool split = false;
 	int rc;
 
-	/* Decoded apart first, so a corrupt blob adds nothing. */
-	rc = rq_set_add_blob(&tmp, p, len, want_host_or_sched, NULL);
-	if (rc)
-		goto out;
-	for (size_t i = 0; i < tmp.n; i++)
-		split |= tmp.v[i]->kind == RQ_SCHED;
-	for (size_t i = 0; i < tmp.n; i++) {
-		const struct rq_hist *h = tmp.v[i];
-		const char *key = split ? h->key : group;
-		struct rq_hist *dst;
-
-		if (h->kind != (split ? RQ_SCHED : RQ_HOST))
-			continue;
-		dst = rq_set_get(s, RQ_SCHED, key, strlen(key));
-		if (!dst) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		rq_hist_add(dst, h);
-	}
-out:
-	rq_set_free(&tmp);
-	return rc;
+	/* The first pass checks the whole blob, so a corrupt one adds nothing. */
+	rc = rq_set_add_blob(s, p, len, note_sched, &split);
+	if (rc || split)
+		return rc ? rc : rq_set_add_blob(s, p, len, want_sched, NULL);
+	dst = rq_set_get(s, RQ_SCHED, group, strlen(group));
+	if (!dst)
+		return -ENOMEM;
+	return rq_hist_add_blob(dst, p, len, rq_want_host, NULL);
 }
 
 void rq_encode_host_hist(struct blob *out, const struct rq_hist *host, const struct rq_set *sched, const char *group)
