@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,20 +48,95 @@ static bool host_stale(const struct store_host *h, int64_t now)
 	return now - h->last_end_ms > limit;
 }
 
-static int add_host_hist(void *arg, const struct store_row *r)
+/* Each host's recent whole-host histogram, by host id (open addressing):
+ * filled by one scan over every host's recent raw rows, so the list costs
+ * one store round trip, not one per host. */
+struct recent {
+	int64_t *ids;          /* 0: free slot (host ids start at 1) */
+	struct rq_hist **hist;
+	size_t cap, n;         /* cap a power of two, kept over twice n */
+};
+
+static size_t recent_slot(const struct recent *m, int64_t id)
 {
-	if (r->host_hist)
-		rq_hist_add_blob(arg, r->host_hist, r->host_hist_len, NULL, NULL);
+	size_t i = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ULL) & (m->cap - 1);
+
+	while (m->ids[i] && m->ids[i] != id)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int recent_grow(struct recent *m)
+{
+	struct recent bigger = { .cap = m->cap ? m->cap * 2 : 256, .n = m->n };
+
+	bigger.ids = calloc(bigger.cap, sizeof(*bigger.ids));
+	bigger.hist = calloc(bigger.cap, sizeof(*bigger.hist));
+	if (!bigger.ids || !bigger.hist) {
+		free(bigger.ids);
+		free(bigger.hist);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->ids[i]) {
+			size_t k = recent_slot(&bigger, m->ids[i]);
+
+			bigger.ids[k] = m->ids[i];
+			bigger.hist[k] = m->hist[i];
+		}
+	free(m->ids);
+	free(m->hist);
+	*m = bigger;
 	return 0;
+}
+
+/* The host's histogram; NULL when it has no recent rows. */
+static const struct rq_hist *recent_get(const struct recent *m, int64_t id)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	i = recent_slot(m, id);
+	return m->ids[i] ? m->hist[i] : NULL;
+}
+
+static int add_recent(void *arg, const struct store_row *r)
+{
+	struct recent *m = arg;
+	size_t i;
+
+	if (!r->host_hist || r->host_id <= 0)
+		return 0;
+	if (2 * (m->n + 1) > m->cap && recent_grow(m))
+		return -ENOMEM;
+	i = recent_slot(m, r->host_id);
+	if (!m->ids[i]) {
+		m->hist[i] = calloc(1, sizeof(**m->hist));
+		if (!m->hist[i])
+			return -ENOMEM;
+		m->ids[i] = r->host_id;
+		m->n++;
+	}
+	rq_hist_add_blob(m->hist[i], r->host_hist, r->host_hist_len, rq_want_host, NULL);
+	return 0;
+}
+
+static void recent_free(struct recent *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->hist[i]);
+	free(m->ids);
+	free(m->hist);
+	memset(m, 0, sizeof(*m));
 }
 
 struct list_ctx {
 	struct server *srv;
-	struct store *st;
 	const char *q;
 	int64_t now;
 	cJSON *hosts;
-	struct rq_hist *acc;
+	struct recent recent;
 };
 
 /* The stored disks with the SSD database's verdict on each one's io.cost
@@ -102,6 +178,7 @@ static cJSON *disks_summary(struct server *srv, const char *disks_json)
 static int list_host(void *arg, const struct store_host *h)
 {
 	struct list_ctx *c = arg;
+	const struct rq_hist *acc;
 	cJSON *o;
 
 	if (c->q && !strcasestr(h->hostname, c->q))
@@ -120,15 +197,13 @@ static int list_host(void *arg, const struct store_host *h)
 	cJSON_AddItemToObject(o, "sched_ext", sched_json(h));
 	cJSON_AddNumberToObject(o, "last_seen_ms", (double)h->last_end_ms);
 	cJSON_AddBoolToObject(o, "stale", host_stale(h, c->now));
-	memset(c->acc, 0, sizeof(*c->acc));
-	if (c->st->ops->scan(c->st, STORE_RAW, h->id, c->now - RECENT_MS, INT64_MAX / 4, add_host_hist, c->acc) < 0)
-		return -1;
-	if (hist_total(c->acc->buckets) > 0) {
+	acc = recent_get(&c->recent, h->id);
+	if (acc && hist_total(acc->buckets) > 0) {
 		cJSON *rq = cJSON_AddObjectToObject(o, "runqlat");
 
-		cJSON_AddNumberToObject(rq, "p50_ns", (double)hist_quantile(c->acc->buckets, 0.5));
-		cJSON_AddNumberToObject(rq, "p99_ns", (double)hist_quantile(c->acc->buckets, 0.99));
-		cJSON_AddNumberToObject(rq, "count", (double)hist_total(c->acc->buckets));
+		cJSON_AddNumberToObject(rq, "p50_ns", (double)hist_quantile(acc->buckets, 0.5));
+		cJSON_AddNumberToObject(rq, "p99_ns", (double)hist_quantile(acc->buckets, 0.99));
+		cJSON_AddNumberToObject(rq, "count", (double)hist_total(acc->buckets));
 	} else {
 		cJSON_AddNullToObject(o, "runqlat");
 	}
@@ -140,21 +215,22 @@ enum MHD_Result api_hosts_list(struct http_request *req)
 {
 	struct list_ctx c = { .srv = req->srv, .q = http_query(req, "q"), .now = ingest_now_ms() };
 	cJSON *doc = cJSON_CreateObject();
+	struct store *st;
 	int rc;
 
 	c.hosts = cJSON_AddArrayToObject(doc, "hosts");
-	c.acc = calloc(1, sizeof(*c.acc));
-	if (!doc || !c.hosts || !c.acc) {
-		free(c.acc);
+	if (!doc || !c.hosts) {
 		cJSON_Delete(doc);
 		return http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
 	}
 	if (c.q && !*c.q)
 		c.q = NULL;
-	c.st = store_pool_get(req->srv->readers);
-	rc = c.st->ops->hosts(c.st, NULL, list_host, &c);
-	store_pool_put(req->srv->readers, c.st);
-	free(c.acc);
+	st = store_pool_get(req->srv->readers);
+	rc = st->ops->scan(st, STORE_RAW, -1, c.now - RECENT_MS, INT64_MAX / 4, add_recent, &c.recent);
+	if (rc == 0)
+		rc = st->ops->hosts(st, NULL, list_host, &c);
+	store_pool_put(req->srv->readers, st);
+	recent_free(&c.recent);
 	if (rc) {
 		cJSON_Delete(doc);
 		return http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "database error");

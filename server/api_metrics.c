@@ -142,7 +142,7 @@ static int latest_row(void *arg, const struct store_row *r)
 	const char *dev = NULL;
 
 	memset(c->h, 0, sizeof(*c->h));
-	if (r->host_hist && rq_hist_add_blob(c->h, r->host_hist, r->host_hist_len, NULL, NULL) == 0 &&
+	if (r->host_hist && rq_hist_add_blob(c->h, r->host_hist, r->host_hist_len, rq_want_host, NULL) == 0 &&
 	    hist_total(c->h->buckets) > 0) {
 		uint64_t cum = 0;
 		uint32_t idx = 0;

@@ -1,5 +1,5 @@
 /* api_runqlat.c - runqueue latency series: one host (the whole host, one
- * cgroup, or a set of CPUs) and the fleet merged per group. Every point is a
+ * cgroup, a set of CPUs, or one scheduler) and the fleet merged per group. Every point is a
  * merge of stored histograms by adding buckets, so its percentiles are exact
  * to bucket resolution whatever the range, step or set of hosts. Points
  * without data are left out. */
@@ -43,7 +43,21 @@ struct host_ctx {
 	const struct query_range *qr;
 	struct rq_hist **points;
 	struct want *want; /* NULL: the whole-host column */
+	const char *sched; /* non-NULL: only the samples this scheduler group ran */
 };
+
+/* Adds the part of a host_hist blob that scheduler group sched ran into h. */
+static int add_sched_part(struct rq_hist *h, const struct store_row *r, const char *sched)
+{
+	struct rq_set split = { 0 };
+	int rc = rq_set_add_sched(&split, r->host_hist, r->host_hist_len, r->sched_group);
+
+	for (size_t i = 0; rc == 0 && i < split.n; i++)
+		if (strcmp(split.v[i]->key, sched) == 0)
+			rq_hist_add(h, split.v[i]);
+	rq_set_free(&split);
+	return rc == -ENOMEM ? rc : 0;
+}
 
 static int host_row(void *arg, const struct store_row *r)
 {
@@ -56,8 +70,10 @@ static int host_row(void *arg, const struct store_row *r)
 		return -ENOMEM;
 	if (c->want && r->series)
 		rq_hist_add_blob(c->points[p], r->series, r->series_len, want_series, c->want);
+	else if (c->sched && r->host_hist)
+		return add_sched_part(c->points[p], r, c->sched);
 	else if (!c->want && r->host_hist)
-		rq_hist_add_blob(c->points[p], r->host_hist, r->host_hist_len, NULL, NULL);
+		rq_hist_add_blob(c->points[p], r->host_hist, r->host_hist_len, rq_want_host, NULL);
 	return 0;
 }
 
@@ -115,7 +131,7 @@ enum MHD_Result api_host_runqlat(struct http_request *req)
 	struct store_host h;
 	struct want *want = NULL;
 	struct host_ctx c = { .qr = &qr };
-	const char *cgroup = http_query(req, "cgroup"), *cpus = http_query(req, "cpu");
+	const char *cgroup = http_query(req, "cgroup"), *cpus = http_query(req, "cpu"), *sched = http_query(req, "sched");
 	enum MHD_Result reply;
 	struct store *st;
 	cJSON *doc;
@@ -123,6 +139,12 @@ enum MHD_Result api_host_runqlat(struct http_request *req)
 
 	if (query_range_parse(req, &qr, &reply))
 		return reply;
+	/* Only the whole host is split by scheduler; cgroup and CPU series are not. */
+	if (sched && (cgroup || cpus))
+		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "give sched without cgroup or cpu");
+	if (sched && !*sched)
+		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "sched must name a scheduler group");
+	c.sched = sched;
 	if (cgroup || cpus) {
 		want = calloc(1, sizeof(*want));
 		if (!want)
@@ -210,18 +232,22 @@ static struct group *group_get(struct fleet_ctx *c, const char *key)
 	return g;
 }
 
+/* Adds the whole host of a blob (blob non-NULL) or h into group key's point at t. */
 static int fleet_add_point(struct fleet_ctx *c, const char *key, int64_t t, const void *blob, size_t len,
-			   int64_t hosts)
+			   const struct rq_hist *h, int64_t hosts)
 {
 	long p = query_point(c->qr, t);
 	struct group *g;
 
-	if (p < 0 || !blob)
+	if (p < 0)
 		return 0;
 	g = group_get(c, key);
 	if (!g || (!g->points[p] && !(g->points[p] = calloc(1, sizeof(**g->points)))))
 		return -ENOMEM;
-	rq_hist_add_blob(g->points[p], blob, len, NULL, NULL);
+	if (blob)
+		rq_hist_add_blob(g->points[p], blob, len, rq_want_host, NULL);
+	else
+		rq_hist_add(g->points[p], h);
 	if (hosts > g->bucket_hosts)
 		g->bucket_hosts = hosts;
 	return 0;
@@ -229,16 +255,31 @@ static int fleet_add_point(struct fleet_ctx *c, const char *key, int64_t t, cons
 
 static int fleet_rollup_row(void *arg, const struct store_fleet_row *r)
 {
-	return fleet_add_point(arg, r->key, r->t, r->hist, r->hist_len, r->hosts);
+	if (!r->hist)
+		return 0;
+	return fleet_add_point(arg, r->key, r->t, r->hist, r->hist_len, NULL, r->hosts);
 }
 
-/* Host rows past the fleet rollups (the newest minutes). */
+/* Host rows past the fleet rollups (the newest minutes). By scheduler, each
+ * scheduler's samples go to its own group, so a host that switched counts
+ * in each group it had samples in. */
 static int fleet_host_row(void *arg, const struct store_row *r)
 {
 	struct fleet_ctx *c = arg;
-	const char *key = c->dim == 0 ? "all" : c->dim == 1 ? r->sched_group : (*r->kernel ? r->kernel : "unknown");
+	struct rq_set split = { 0 };
+	int rc;
 
-	return fleet_add_point(c, key, r->t, r->host_hist, r->host_hist_len, 1);
+	if (!r->host_hist)
+		return 0;
+	if (c->dim != 1)
+		return fleet_add_point(c, c->dim == 0 ? "all" : (*r->kernel ? r->kernel : "unknown"), r->t,
+				       r->host_hist, r->host_hist_len, NULL, 1);
+	/* A corrupt blob is left out, as the other dimensions leave it empty. */
+	rc = rq_set_add_sched(&split, r->host_hist, r->host_hist_len, r->sched_group);
+	for (size_t i = 0; rc == 0 && i < split.n; i++)
+		rc = fleet_add_point(c, split.v[i]->key, r->t, NULL, 0, split.v[i], 1);
+	rq_set_free(&split);
+	return rc == -ENOMEM ? rc : 0;
 }
 
 static int count_hosts(void *arg, const struct store_host *h)

@@ -163,22 +163,21 @@ struct hist_scratch {
 	uint64_t dense[HIST_BUCKETS];   /* zero between series */
 	uint64_t cnt[HIST_BUCKETS];
 	uint16_t touched[HIST_BUCKETS];
-	uint64_t host[HIST_BUCKETS];    /* the whole-host merge */
-	uint64_t host_count, host_sum, host_max;
+	struct rq_hist host;            /* the whole-host merge */
 };
 
-/* One runqlat histogram object (a cgroup or a CPU), encoded into out; added
- * into the whole-host merge when to_host. */
+/* One runqlat histogram object (a cgroup, a CPU or a scheduler), encoded into
+ * out as (kind, key) unless out is NULL; added into sum unless that is NULL. */
 static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_t kind, const char *key,
-		      struct hist_scratch *sc, struct blob *out, bool to_host)
+		      struct hist_scratch *sc, struct blob *out, struct rq_hist *sum)
 {
 	const cJSON *buckets, *pair;
-	int64_t count = 0, sum = 0, max = 0;
+	int64_t count = 0, sum_ns = 0, max = 0;
 	size_t nt = 0;
 	int i = 0;
 
 	if (get_int(ps, o, "count", path, false, 0, INT64_MAX, &count, NULL) ||
-	    get_int(ps, o, "sum_ns", path, false, 0, INT64_MAX, &sum, NULL) ||
+	    get_int(ps, o, "sum_ns", path, false, 0, INT64_MAX, &sum_ns, NULL) ||
 	    get_int(ps, o, "max_ns", path, false, 0, INT64_MAX, &max, NULL))
 		return -1;
 	buckets = get_arr(ps, o, "buckets", path, HIST_BUCKETS);
@@ -213,18 +212,86 @@ static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_
 		uint16_t b = sc->touched[k];
 
 		sc->cnt[k] = sc->dense[b];
-		if (to_host)
-			sc->host[b] += sc->dense[b];
+		if (sum)
+			sum->buckets[b] += sc->dense[b];
 		sc->dense[b] = 0;
 	}
-	if (to_host) {
-		sc->host_count += (uint64_t)count;
-		sc->host_sum += (uint64_t)sum;
-		if ((uint64_t)max > sc->host_max)
-			sc->host_max = (uint64_t)max;
+	if (sum) {
+		sum->count += (uint64_t)count;
+		sum->sum_ns += (uint64_t)sum_ns;
+		if ((uint64_t)max > sum->max_ns)
+			sum->max_ns = (uint64_t)max;
 	}
-	rq_encode_series(out, kind, key, strlen(key), (uint64_t)count, (uint64_t)sum, (uint64_t)max, sc->touched,
-			 sc->cnt, nt);
+	if (out)
+		rq_encode_series(out, kind, key, strlen(key), (uint64_t)count, (uint64_t)sum_ns, (uint64_t)max,
+				 sc->touched, sc->cnt, nt);
+	return 0;
+}
+
+/* Kernels from 6.6 on schedule fair tasks with EEVDF, older ones with CFS. */
+static const char *fair_class_name(const char *kernel)
+{
+	unsigned maj = 0, min = 0;
+
+	if (kernel && sscanf(kernel, "%u.%u", &maj, &min) == 2 && (maj > 6 || (maj == 6 && min >= 6)))
+		return "eevdf";
+	return "fair";
+}
+
+/* runqlat.by_scheduler: the host's samples split by the scheduler that ran
+ * each task, merged per group into sched (RQ_SCHED series). The split must
+ * add up to the whole host exactly, or the fleet groups would not add up to
+ * the fleet. */
+static int parse_by_scheduler(struct parse *ps, const cJSON *rq, const char *kernel, struct hist_scratch *sc,
+			      struct rq_set *sched)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(rq, "by_scheduler"), *it;
+	uint64_t count = 0, total = 0, host_total = hist_total(sc->host.buckets);
+	int i = 0;
+
+	if (!arr || cJSON_IsNull(arr))
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return fail(ps, 400, "runqlat.by_scheduler must be an array");
+	if (cJSON_GetArraySize(arr) > REPORT_MAX_SCHEDULERS)
+		return fail(ps, 400, "runqlat.by_scheduler has more than the limit of %d entries",
+			    REPORT_MAX_SCHEDULERS);
+	cJSON_ArrayForEach(it, arr) {
+		const cJSON *ops = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "ops") : NULL;
+		const char *key;
+		struct rq_hist *h;
+		char path[64];
+
+		snprintf(path, sizeof(path), "runqlat.by_scheduler[%d].", i);
+		if (!cJSON_IsObject(it))
+			return fail(ps, 400, "runqlat.by_scheduler[%d] must be an object", i);
+		/* null: the kernel's own classes, grouped as a host without sched_ext is. */
+		if (cJSON_IsNull(ops)) {
+			key = fair_class_name(kernel);
+		} else if (!cJSON_IsString(ops) || !ops->valuestring || !*ops->valuestring) {
+			return fail(ps, 400, "%sops must be null or a non-empty string", path);
+		} else if (strlen(ops->valuestring) > REPORT_MAX_NAME) {
+			return fail(ps, 400, "%sops is longer than the limit of %d bytes", path, REPORT_MAX_NAME);
+		} else {
+			key = ops->valuestring;
+		}
+		h = rq_set_get(sched, RQ_SCHED, key, strlen(key));
+		if (!h)
+			return fail(ps, 500, "out of memory");
+		if (parse_hist(ps, it, path, RQ_SCHED, key, sc, NULL, h))
+			return -1;
+		i++;
+	}
+	for (size_t k = 0; k < sched->n; k++) {
+		count += sched->v[k]->count;
+		total += hist_total(sched->v[k]->buckets);
+	}
+	if (count != sc->host.count)
+		return fail(ps, 400, "runqlat.by_scheduler counts add up to %llu, but the host total is %llu",
+			    (unsigned long long)count, (unsigned long long)sc->host.count);
+	if (total != host_total)
+		return fail(ps, 400, "runqlat.by_scheduler buckets add up to %llu, but the host's add up to %llu",
+			    (unsigned long long)total, (unsigned long long)host_total);
 	return 0;
 }
 
@@ -232,7 +299,9 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 {
 	const cJSON *layout = get_obj(ps, rq, "layout", "runqlat.", true), *arr[2], *it;
 	static const char *const names[2] = { "cgroups", "cpus" };
+	static char host_key[1]; /* "" */
 	struct hist_scratch *sc = NULL;
+	struct rq_set sched = { 0 };
 	int64_t g, n;
 	bool from_cpus;
 	int rc = -1;
@@ -256,6 +325,8 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		return fail(ps, 500, "out of memory");
+	sc->host.kind = RQ_HOST;
+	sc->host.key = host_key;
 	/* The whole host: the CPUs when sent (every event lands on one CPU), else
 	 * the cgroups (the agent keys every task by exactly one cgroup). */
 	from_cpus = cJSON_GetArraySize(arr[1]) > 0;
@@ -282,22 +353,14 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 				snprintf(key, sizeof(key), "%lld", (long long)cpu);
 				kp = key;
 			}
-			if (parse_hist(ps, it, hpath, k ? RQ_CPU : RQ_CGROUP, kp, sc, &rep->series, from_cpus == (k == 1)))
+			if (parse_hist(ps, it, hpath, k ? RQ_CPU : RQ_CGROUP, kp, sc, &rep->series,
+				       from_cpus == (k == 1) ? &sc->host : NULL))
 				goto out;
 		}
 	}
-	{
-		size_t nb = 0;
-
-		for (uint16_t b = 0; b < HIST_BUCKETS; b++)
-			if (sc->host[b]) {
-				sc->touched[nb] = b;
-				sc->cnt[nb++] = sc->host[b];
-			}
-		rq_encode_begin(&rep->host_hist, 1);
-		rq_encode_series(&rep->host_hist, RQ_HOST, "", 0, sc->host_count, sc->host_sum, sc->host_max,
-				 sc->touched, sc->cnt, nb);
-	}
+	if (parse_by_scheduler(ps, rq, rep->kernel, sc, &sched))
+		goto out;
+	rq_encode_host_hist(&rep->host_hist, &sc->host, &sched, rep->sched_group);
 	if (rep->host_hist.oom || rep->series.oom || blob_pack(&rep->series)) {
 		fail(ps, 500, "out of memory");
 		goto out;
@@ -305,6 +368,7 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 	rep->has_runqlat = true;
 	rc = 0;
 out:
+	rq_set_free(&sched);
 	free(sc);
 	return rc;
 }
@@ -513,16 +577,6 @@ static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 	rep->l3_json = print_json(out);
 	cJSON_Delete(out);
 	return rep->l3_json ? 0 : fail(ps, 500, "out of memory");
-}
-
-/* Kernels from 6.6 on schedule fair tasks with EEVDF, older ones with CFS. */
-static const char *fair_class_name(const char *kernel)
-{
-	unsigned maj = 0, min = 0;
-
-	if (kernel && sscanf(kernel, "%u.%u", &maj, &min) == 2 && (maj > 6 || (maj == 6 && min >= 6)))
-		return "eevdf";
-	return "fair";
 }
 
 /* Copies the strings the report keeps out of the JSON tree (which lives in

@@ -21,6 +21,7 @@
 #define REPORT_MAX_SERIES 4096    /* runqlat cgroups + cpus */
 #define REPORT_MAX_IOCOST_ROWS 8192
 #define REPORT_MAX_DISKS 256
+#define REPORT_MAX_SCHEDULERS 64  /* runqlat.by_scheduler entries */
 
 struct report {
 	cJSON *doc;                    /* the parsed body, only while report_parse runs */
@@ -35,7 +36,7 @@ struct report {
 	char *l3_json;                 /* canonical JSON text, NULL when absent */
 	char *disks_json;              /* API-shaped disk inventory, NULL when absent */
 	bool has_runqlat, has_iocost;
-	struct blob host_hist;         /* runqlat_set blob with the one RQ_HOST series */
+	struct blob host_hist;         /* runqlat_set blob: the RQ_HOST series, and RQ_SCHED series when split */
 	struct blob series;            /* runqlat_set blob: cgroups and CPUs */
 	struct blob iocost;            /* iocost_set blob */
 };

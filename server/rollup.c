@@ -9,6 +9,11 @@
  * from the level below, never patched, so redoing a bucket is idempotent and
  * a crash only repeats work. Computing happens outside any transaction;
  * writes go in chunks, so the ingest writer waits at most one chunk.
+ *
+ * Runqueue latency by scheduler stays exact through every level: a rollup
+ * row keeps the merged per-scheduler split of its rows (RQ_SCHED series, see
+ * runqlat_set.h), and the fleet's sched_ext groups are built from that split
+ * rather than from the row's one sched_group.
  */
 #include "server/rollup.h"
 
@@ -72,7 +77,7 @@ static int ids_add(void *arg, int64_t a, int64_t b)
 /* One host's bucket being merged from the rows of the level below. */
 struct acc {
 	int64_t host_id, t, last_t;
-	struct rq_set whole, series;
+	struct rq_set whole, series, sched; /* sched: RQ_SCHED series per scheduler group */
 	struct io_set io;
 	bool has_rq, has_io;
 	char *group, *kernel;
@@ -83,6 +88,7 @@ static void acc_free(struct acc *a)
 {
 	rq_set_free(&a->whole);
 	rq_set_free(&a->series);
+	rq_set_free(&a->sched);
 	io_set_free(&a->io);
 	free(a->group);
 	free(a->kernel);
@@ -96,7 +102,8 @@ static int acc_row(void *arg, const struct store_row *r)
 	struct acc *a = arg;
 
 	/* A corrupt blob is skipped, not fatal: one bad row must not stop every rollup. */
-	if (r->host_hist && rq_set_add_blob(&a->whole, r->host_hist, r->host_hist_len, NULL, NULL) == 0)
+	if (r->host_hist && rq_set_add_blob(&a->whole, r->host_hist, r->host_hist_len, rq_want_host, NULL) == 0 &&
+	    rq_set_add_sched(&a->sched, r->host_hist, r->host_hist_len, r->sched_group ? r->sched_group : "") == 0)
 		a->has_rq = true;
 	if (r->series)
 		rq_set_add_blob(&a->series, r->series, r->series_len, NULL, NULL);
@@ -122,7 +129,11 @@ static int acc_build(struct rollup *ru, enum store_level lv, int64_t host, int64
 	if (ru->st->ops->scan(ru->st, lv - 1, host, t, t + width(lv), acc_row, a) != 0)
 		return -1;
 	if (a->has_rq) {
-		rq_set_encode(&a->whole, &a->out[0]);
+		struct rq_hist *host = rq_set_get(&a->whole, RQ_HOST, "", 0);
+
+		if (!host)
+			return -1;
+		rq_encode_host_hist(&a->out[0], host, &a->sched, a->group ? a->group : "");
 		rq_set_encode(&a->series, &a->out[1]);
 	}
 	if (a->has_io)
@@ -158,36 +169,43 @@ struct fleet {
 
 static const char *const fleet_dims[] = { "none", "sched_ext", "kernel" };
 
-static int fleet_add(struct fleet *f, const char *group, const char *kernel, const struct rq_hist *h,
-		     const void *blob, size_t len)
+/* Adds one host's h into group key of dimension d, counting the host there. */
+static int fleet_add_one(struct fleet *f, int d, const char *key, const struct rq_hist *h)
 {
-	const char *keys[3] = { "all", group, kernel && *kernel ? kernel : "unknown" };
+	struct rq_hist *g = rq_set_get(&f->groups, (uint8_t)d, key, strlen(key));
+	size_t idx = 0;
 
-	for (int d = 0; d < 3; d++) {
-		struct rq_hist *g = rq_set_get(&f->groups, (uint8_t)d, keys[d], strlen(keys[d]));
-		size_t idx = 0;
+	if (!g)
+		return -ENOMEM;
+	while (f->groups.v[idx] != g)
+		idx++;
+	if (idx >= f->hosts_cap) {
+		size_t cap = f->hosts_cap ? f->hosts_cap * 2 : 16;
+		int64_t *nh = realloc(f->hosts, cap * sizeof(*nh));
 
-		if (!g)
+		if (!nh)
 			return -ENOMEM;
-		while (f->groups.v[idx] != g)
-			idx++;
-		if (idx >= f->hosts_cap) {
-			size_t cap = f->hosts_cap ? f->hosts_cap * 2 : 16;
-			int64_t *nh = realloc(f->hosts, cap * sizeof(*nh));
-
-			if (!nh)
-				return -ENOMEM;
-			memset(nh + f->hosts_cap, 0, (cap - f->hosts_cap) * sizeof(*nh));
-			f->hosts = nh;
-			f->hosts_cap = cap;
-		}
-		f->hosts[idx]++;
-		if (h)
-			rq_hist_add(g, h);
-		else if (rq_hist_add_blob(g, blob, len, NULL, NULL) < 0)
-			return -EINVAL;
+		memset(nh + f->hosts_cap, 0, (cap - f->hosts_cap) * sizeof(*nh));
+		f->hosts = nh;
+		f->hosts_cap = cap;
 	}
+	f->hosts[idx]++;
+	rq_hist_add(g, h);
 	return 0;
+}
+
+/* Adds one host's bucket: the whole host to "all" and its kernel, each
+ * scheduler's part (sched, RQ_SCHED series) to that scheduler's group, so a
+ * host that switched counts in each group it had samples in. */
+static int fleet_add(struct fleet *f, const char *kernel, const struct rq_hist *whole, const struct rq_set *sched)
+{
+	int rc = fleet_add_one(f, 0, "all", whole);
+
+	if (rc == 0)
+		rc = fleet_add_one(f, 2, kernel && *kernel ? kernel : "unknown", whole);
+	for (size_t i = 0; rc == 0 && i < sched->n; i++)
+		rc = fleet_add_one(f, 1, sched->v[i]->key, sched->v[i]);
+	return rc;
 }
 
 static int fleet_write(struct rollup *ru, enum store_level lv, int64_t t, struct fleet *f)
@@ -219,10 +237,22 @@ static void fleet_free(struct fleet *f)
 
 static int fleet_row(void *arg, const struct store_row *r)
 {
+	struct rq_hist *whole;
+	struct rq_set sched = { 0 };
+	int rc = 0;
+
 	if (!r->host_hist)
 		return 0;
-	fleet_add(arg, r->sched_group, r->kernel, NULL, r->host_hist, r->host_hist_len);
-	return 0;
+	whole = calloc(1, sizeof(*whole));
+	if (!whole)
+		return -ENOMEM;
+	/* A corrupt blob is left out rather than stopping the bucket. */
+	if (rq_hist_add_blob(whole, r->host_hist, r->host_hist_len, rq_want_host, NULL) == 0 &&
+	    rq_set_add_sched(&sched, r->host_hist, r->host_hist_len, r->sched_group ? r->sched_group : "") == 0)
+		rc = fleet_add(arg, r->kernel, whole, &sched);
+	rq_set_free(&sched);
+	free(whole);
+	return rc;
 }
 
 /* Rebuilds the fleet rows of bucket t of level lv from its host rows; inside a transaction. */
@@ -261,8 +291,7 @@ static int roll_bucket(struct rollup *ru, enum store_level lv, int64_t t)
 		for (size_t k = 0; k < n; k++) {
 			if (acc_build(ru, lv, hosts.v[i + k][0], t, &accs[k]))
 				goto out;
-			if (accs[k].has_rq && accs[k].whole.n &&
-			    fleet_add(&f, accs[k].group, accs[k].kernel, accs[k].whole.v[0], NULL, 0))
+			if (accs[k].has_rq && fleet_add(&f, accs[k].kernel, accs[k].whole.v[0], &accs[k].sched))
 				goto out;
 		}
 		if (ru->st->ops->begin(ru->st))

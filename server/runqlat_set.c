@@ -75,28 +75,35 @@ void rq_encode_series(struct blob *out, uint8_t kind, const char *key, size_t ke
 	}
 }
 
-void rq_set_encode(const struct rq_set *s, struct blob *out)
+static bool hist_empty(const struct rq_hist *h)
+{
+	return h->count == 0 && hist_total(h->buckets) == 0;
+}
+
+static void encode_hist(struct blob *out, const struct rq_hist *h)
 {
 	uint16_t idx[HIST_BUCKETS];
 	uint64_t cnt[HIST_BUCKETS];
+	size_t nb = 0;
+
+	for (uint16_t b = 0; b < HIST_BUCKETS; b++)
+		if (h->buckets[b]) {
+			idx[nb] = b;
+			cnt[nb++] = h->buckets[b];
+		}
+	rq_encode_series(out, h->kind, h->key, strlen(h->key), h->count, h->sum_ns, h->max_ns, idx, cnt, nb);
+}
+
+void rq_set_encode(const struct rq_set *s, struct blob *out)
+{
 	size_t live = 0;
 
 	for (size_t i = 0; i < s->n; i++)
-		live += s->v[i]->count > 0 || hist_total(s->v[i]->buckets) > 0;
+		live += !hist_empty(s->v[i]);
 	rq_encode_begin(out, live);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct rq_hist *h = s->v[i];
-		size_t nb = 0;
-
-		for (uint16_t b = 0; b < HIST_BUCKETS; b++)
-			if (h->buckets[b]) {
-				idx[nb] = b;
-				cnt[nb++] = h->buckets[b];
-			}
-		if (h->count == 0 && nb == 0)
-			continue;
-		rq_encode_series(out, h->kind, h->key, strlen(h->key), h->count, h->sum_ns, h->max_ns, idx, cnt, nb);
-	}
+	for (size_t i = 0; i < s->n; i++)
+		if (!hist_empty(s->v[i]))
+			encode_hist(out, s->v[i]);
 }
 
 /* Walks a blob; for each wanted series, target(kind, key) says where to add it. */
@@ -178,6 +185,68 @@ int rq_set_add_blob(struct rq_set *s, const void *p, size_t len, rq_filter_fn wa
 int rq_hist_add_blob(struct rq_hist *into, const void *p, size_t len, rq_filter_fn want, void *arg)
 {
 	return rq_walk(p, len, want, arg, target_one, into);
+}
+
+bool rq_want_host(uint8_t kind, const char *key, size_t keylen, void *arg)
+{
+	(void)key;
+	(void)keylen;
+	(void)arg;
+	return kind == RQ_HOST;
+}
+
+/* Takes nothing; notes whether the blob has RQ_SCHED series. */
+static bool note_sched(uint8_t kind, const char *key, size_t keylen, void *arg)
+{
+	(void)key;
+	(void)keylen;
+	*(bool *)arg |= kind == RQ_SCHED;
+	return false;
+}
+
+static bool want_sched(uint8_t kind, const char *key, size_t keylen, void *arg)
+{
+	(void)key;
+	(void)keylen;
+	(void)arg;
+	return kind == RQ_SCHED;
+}
+
+int rq_set_add_sched(struct rq_set *s, const void *p, size_t len, const char *group)
+{
+	struct rq_hist *dst;
+	bool split = false;
+	int rc;
+
+	/* The first pass checks the whole blob, so a corrupt one adds nothing. */
+	rc = rq_set_add_blob(s, p, len, note_sched, &split);
+	if (rc || split)
+		return rc ? rc : rq_set_add_blob(s, p, len, want_sched, NULL);
+	dst = rq_set_get(s, RQ_SCHED, group, strlen(group));
+	if (!dst)
+		return -ENOMEM;
+	return rq_hist_add_blob(dst, p, len, rq_want_host, NULL);
+}
+
+void rq_encode_host_hist(struct blob *out, const struct rq_hist *host, const struct rq_set *sched, const char *group)
+{
+	const struct rq_hist *only = NULL;
+	size_t live = 0;
+
+	for (size_t i = 0; sched && i < sched->n; i++)
+		if (sched->v[i]->kind == RQ_SCHED && !hist_empty(sched->v[i])) {
+			live++;
+			only = sched->v[i];
+		}
+	/* The common case: every sample ran under the row's own group. */
+	if (live == 1 && strcmp(only->key, group) == 0)
+		live = 0;
+	/* The host series is there even when empty: the row had a runqlat section. */
+	rq_encode_begin(out, 1 + live);
+	encode_hist(out, host);
+	for (size_t i = 0; live && i < sched->n; i++)
+		if (sched->v[i]->kind == RQ_SCHED && !hist_empty(sched->v[i]))
+			encode_hist(out, sched->v[i]);
 }
 
 void rq_set_free(struct rq_set *s)

@@ -1,7 +1,13 @@
 /* runqlat_set.h - runqueue latency histograms as the server stores them: a
- * set of named histograms (the whole host, each cgroup, each CPU) encoded
- * sparse with varint deltas in one blob per report or rollup row. Sets merge
- * by adding buckets, which is all a rollup or a fleet query does. */
+ * set of named histograms (the whole host, each cgroup, each CPU, each
+ * scheduler) encoded sparse with varint deltas in one blob per report or
+ * rollup row. Sets merge by adding buckets, which is all a rollup or a fleet
+ * query does.
+ *
+ * A host_hist blob holds the RQ_HOST series (the whole host) and, when the
+ * host's samples were run by more than one scheduler or by another one than
+ * the row's sched_group, one RQ_SCHED series per scheduler group (keyed by
+ * the group name) that together add up to the RQ_HOST series. */
 #ifndef SCHEDIO_SERVER_RUNQLAT_SET_H
 #define SCHEDIO_SERVER_RUNQLAT_SET_H
 
@@ -13,11 +19,11 @@
 #include "common/hist.h"
 #include "server/blob.h"
 
-enum rq_kind { RQ_HOST = 0, RQ_CGROUP = 1, RQ_CPU = 2 };
+enum rq_kind { RQ_HOST = 0, RQ_CGROUP = 1, RQ_CPU = 2, RQ_SCHED = 3 };
 
 struct rq_hist {
 	uint8_t kind;
-	char *key;                      /* cgroup path or CPU number as text; "" for the host */
+	char *key;                      /* cgroup path, CPU number as text or scheduler group; "" for the host */
 	uint64_t count, sum_ns, max_ns;
 	uint64_t buckets[HIST_BUCKETS]; /* dense while in memory */
 };
@@ -46,6 +52,15 @@ void rq_set_encode(const struct rq_set *s, struct blob *out);
 int rq_set_add_blob(struct rq_set *s, const void *p, size_t len, rq_filter_fn want, void *arg);
 /* Decodes a blob and adds every series that want accepts into the one histogram into. */
 int rq_hist_add_blob(struct rq_hist *into, const void *p, size_t len, rq_filter_fn want, void *arg);
+/* Filter for the whole host: takes only the RQ_HOST series (not the per-scheduler split of the same samples). */
+bool rq_want_host(uint8_t kind, const char *key, size_t keylen, void *arg);
+/* Adds the per-scheduler histograms of a host_hist blob into s as RQ_SCHED series keyed by group:
+ * its RQ_SCHED series when it has any, else its RQ_HOST series under group (the row's sched_group).
+ * Returns 0, -EINVAL for a corrupt blob (s unchanged), -ENOMEM. */
+int rq_set_add_sched(struct rq_set *s, const void *p, size_t len, const char *group);
+/* Encodes a host_hist blob: host as the RQ_HOST series, then the non-empty RQ_SCHED series of
+ * sched unless they are only the one group named group (then the split says nothing new). */
+void rq_encode_host_hist(struct blob *out, const struct rq_hist *host, const struct rq_set *sched, const char *group);
 /* Frees the series of s and empties it. */
 void rq_set_free(struct rq_set *s);
 /* Adds count, sum_ns, p50/p90/p99/p999_ns, max_ns (and with buckets, [[index, count]...]) to obj. */

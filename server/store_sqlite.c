@@ -60,7 +60,11 @@ static const char *const sql[SQ_COUNT] = {
 	[SQ_FLEET_DEL] = "DELETE FROM fleet_rollups WHERE level = ? AND t = ? AND dim = ? AND key = ?",
 	[SQ_DIRTY_SELECT] = "SELECT host_id, t FROM rollup_dirty ORDER BY t LIMIT ?",
 	[SQ_DIRTY_DELETE] = "DELETE FROM rollup_dirty WHERE host_id = ? AND t = ?",
-	[SQ_EXPIRE_RAW] = "DELETE FROM reports WHERE rowid IN (SELECT rowid FROM reports WHERE start_ms < ? LIMIT ?)",
+	/* A raw row whose minute waits for a redo (a late report committed after this
+	 * round's redo) stays until that redo has read it, as on PostgreSQL. */
+	[SQ_EXPIRE_RAW] = "DELETE FROM reports WHERE rowid IN (SELECT rowid FROM reports r WHERE start_ms < ? "
+			  "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "
+			  "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT ?)",
 	[SQ_EXPIRE_ROLL] = "DELETE FROM rollups WHERE rowid IN (SELECT rowid FROM rollups WHERE level = ? AND t < ? "
 			   "LIMIT ?)",
 	[SQ_EXPIRE_FLEET] = "DELETE FROM fleet_rollups WHERE level = ? AND t < ?",

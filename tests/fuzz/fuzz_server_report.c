@@ -1,8 +1,9 @@
 /* fuzz_server_report.c - libFuzzer target for everything the server parses
  * out of an agent report: the JSON report itself (report_parse, with its
  * arena allocator), the blobs it encodes (decoded back and merged, as the
- * rollups and queries do), and the raw bytes as a stored blob (a corrupt
- * database row must decode to an error, never a crash). */
+ * rollups and queries do, and the split by scheduler adding up to the whole
+ * host), and the raw bytes as a stored blob (a corrupt database row must
+ * decode to an error, never a crash). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct report rep;
-	struct rq_set rs = { 0 };
+	struct rq_set rs = { 0 }, split = { 0 };
 	struct io_set io = { 0 };
 	char err[512], *body = malloc(size + 1);
 
@@ -26,13 +27,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rep.has_runqlat && (rq_set_add_blob(&rs, rep.series.p, rep.series.len, NULL, NULL) ||
 					rq_set_add_blob(&rs, rep.host_hist.p, rep.host_hist.len, NULL, NULL)))
 			abort(); /* what we encode must decode */
+		if (rep.has_runqlat) {
+			struct rq_hist *whole = calloc(1, sizeof(*whole));
+			uint64_t n = 0;
+
+			if (!whole || rq_hist_add_blob(whole, rep.host_hist.p, rep.host_hist.len, rq_want_host, NULL) ||
+			    rq_set_add_sched(&split, rep.host_hist.p, rep.host_hist.len, rep.sched_group))
+				abort();
+			for (size_t i = 0; i < split.n; i++)
+				n += split.v[i]->count;
+			if (n != whole->count)
+				abort(); /* the split adds up to the host */
+			free(whole);
+		}
 		if (rep.has_iocost && io_set_add_blob(&io, rep.iocost.p, rep.iocost.len))
 			abort();
 	}
 	report_free(&rep);
 	rq_set_add_blob(&rs, data, size, NULL, NULL);
+	rq_set_add_sched(&split, data, size, "fair");
 	io_set_add_blob(&io, data, size);
 	rq_set_free(&rs);
+	rq_set_free(&split);
 	io_set_free(&io);
 	free(body);
 	return 0;

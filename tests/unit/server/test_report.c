@@ -118,12 +118,100 @@ static void test_report_delivery_dropped(void **state)
 	expect(HEAD ",\"delivery\":[1]}", 400, "delivery must be an object");
 }
 
+#define RQ "\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36}," \
+	   "\"cpus\":[{\"cpu\":0,\"count\":10,\"buckets\":[[20,4],[60,6]]}],"
+#define HEAD_K(k) "{\"schema\":\"schedio.report.v1\",\"seq\":3,\"host\":{\"id\":\"m1\",\"hostname\":\"h1\"," \
+		  "\"kernel\":\"" k "\"},\"interval\":{\"start_ms\":1000,\"end_ms\":11000}," \
+		  "\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"scx_fifo\"},"
+
+/* The split of body's host_hist, as rq_set_add_sched yields it. */
+static void split_of(const char *body, struct rq_set *got)
+{
+	struct report rep;
+	char err[512];
+
+	if (parse(body, &rep, err))
+		fail_msg("refused: %s", err);
+	assert_int_equal(rq_set_add_sched(got, rep.host_hist.p, rep.host_hist.len, rep.sched_group), 0);
+	report_free(&rep);
+}
+
+/* null ops is the kernel's fair class by kernel version; entries of one scheduler merge. */
+static void test_report_by_scheduler_splits_the_host(void **state)
+{
+	struct rq_set got = { 0 };
+
+	split_of(HEAD_K("6.12.0-amd64") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":4,\"buckets\":[[20,4]]},"
+		 "{\"ops\":\"scx_fifo\",\"count\":2,\"buckets\":[[60,2]],\"p50_ns\":1},"
+		 "{\"ops\":\"scx_fifo\",\"count\":4,\"buckets\":[[60,4]]}]}}", &got);
+	assert_int_equal(got.n, 2);
+	assert_string_equal(got.v[0]->key, "eevdf");
+	assert_int_equal(got.v[0]->count, 4);
+	assert_int_equal(got.v[0]->buckets[20], 4);
+	assert_string_equal(got.v[1]->key, "scx_fifo");
+	assert_int_equal(got.v[1]->count, 6);
+	assert_int_equal(got.v[1]->buckets[60], 6);
+	rq_set_free(&got);
+	split_of(HEAD_K("5.15.0") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":4,\"buckets\":[[20,4]]},"
+		 "{\"ops\":\"scx_fifo\",\"count\":6,\"buckets\":[[60,6]]}]}}", &got);
+	assert_int_equal(got.n, 2);
+	assert_string_equal(got.v[0]->key, "fair");
+	rq_set_free(&got);
+	split_of(HEAD_K("6.6.1") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":10,\"buckets\":[[20,4],[60,6]]}]}}",
+		 &got);
+	assert_int_equal(got.n, 1);
+	assert_string_equal(got.v[0]->key, "eevdf");
+	assert_int_equal(got.v[0]->count, 10);
+	rq_set_free(&got);
+	/* Absent: the whole host under the report's group. */
+	split_of(HEAD_K("6.6.1") RQ "\"cgroups\":[]}}", &got);
+	assert_int_equal(got.n, 1);
+	assert_string_equal(got.v[0]->key, "scx_fifo");
+	assert_int_equal(got.v[0]->count, 10);
+	rq_set_free(&got);
+}
+
+static void test_report_by_scheduler_bad_input(void **state)
+{
+	char big[16384];
+	size_t o;
+
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":4,\"buckets\":[[20,4]]}]}}", 400,
+	       "runqlat.by_scheduler counts add up to 4, but the host total is 10");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":10,\"buckets\":[[20,4]]}]}}", 400,
+	       "runqlat.by_scheduler buckets add up to 4");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":\"\",\"count\":10}]}}", 400,
+	       "runqlat.by_scheduler[0].ops must be null or a non-empty string");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"count\":10}]}}", 400,
+	       "runqlat.by_scheduler[0].ops must be null or a non-empty string");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":null},{\"ops\":7}]}}", 400,
+	       "runqlat.by_scheduler[1].ops must be null");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[3]}}", 400, "runqlat.by_scheduler[0] must be an object");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":{}}}", 400, "runqlat.by_scheduler must be an array");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":\"10\"}]}}", 400,
+	       "runqlat.by_scheduler[0].count must be an integer");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":null,\"buckets\":[[999,1]]}]}}", 400,
+	       "runqlat.by_scheduler[0].buckets[0]");
+	o = (size_t)snprintf(big, sizeof(big), HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":\"");
+	memset(big + o, 'x', 300);
+	o += 300;
+	snprintf(big + o, sizeof(big) - o, "\",\"count\":10}]}}");
+	expect(big, 400, "runqlat.by_scheduler[0].ops is longer than the limit of 256 bytes");
+	o = (size_t)snprintf(big, sizeof(big), HEAD_K("6.12") RQ "\"by_scheduler\":[");
+	for (int i = 0; i < 65; i++)
+		o += (size_t)snprintf(big + o, sizeof(big) - o, "%s{\"ops\":\"s%d\"}", i ? "," : "", i);
+	snprintf(big + o, sizeof(big) - o, "]}}");
+	expect(big, 400, "runqlat.by_scheduler has more than the limit of 64 entries");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_valid_decodes_to_what_was_sent),
 		cmocka_unit_test(test_report_bad_input_names_the_problem),
 		cmocka_unit_test(test_report_delivery_dropped),
+		cmocka_unit_test(test_report_by_scheduler_splits_the_host),
+		cmocka_unit_test(test_report_by_scheduler_bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

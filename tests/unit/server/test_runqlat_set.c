@@ -1,5 +1,6 @@
 /* test_runqlat_set.c - the stored histogram encoding (server/runqlat_set.c):
- * round trips exactly, merges by adding buckets, and refuses corrupt blobs. */
+ * round trips exactly, merges by adding buckets, refuses corrupt blobs, and
+ * keeps a host's split by scheduler apart from its whole-host series. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,12 +84,106 @@ static void test_runqlat_set_refuses_corrupt_blobs(void **state)
 	rq_set_free(&b);
 }
 
+/* A host series of n samples in bucket b. */
+static void host_of(struct rq_hist *h, uint32_t b, uint64_t n)
+{
+	static char empty[1];
+
+	memset(h, 0, sizeof(*h));
+	h->kind = RQ_HOST;
+	h->key = empty;
+	h->buckets[b] = n;
+	h->count = n;
+}
+
+static struct rq_hist *sched_of(struct rq_set *s, const char *key, uint32_t b, uint64_t n)
+{
+	struct rq_hist *h = rq_set_get(s, RQ_SCHED, key, strlen(key));
+
+	assert_non_null(h);
+	h->buckets[b] += n;
+	h->count += n;
+	return h;
+}
+
+/* A split blob yields its RQ_SCHED series; the whole host is read once with rq_want_host. */
+static void test_runqlat_set_sched_split_from_blob(void **state)
+{
+	static struct rq_hist host, whole;
+	struct rq_set sched = { 0 }, got = { 0 };
+	struct blob blob = { 0 };
+
+	host_of(&host, 20, 10);
+	sched_of(&sched, "eevdf", 20, 4);
+	sched_of(&sched, "scx_fifo", 20, 6);
+	rq_encode_host_hist(&blob, &host, &sched, "scx_fifo");
+	assert_false(blob.oom);
+	assert_int_equal(rq_set_add_sched(&got, blob.p, blob.len, "scx_fifo"), 0);
+	assert_int_equal(got.n, 2);
+	assert_string_equal(got.v[0]->key, "eevdf");
+	assert_int_equal(got.v[0]->kind, RQ_SCHED);
+	assert_int_equal(got.v[0]->buckets[20], 4);
+	assert_string_equal(got.v[1]->key, "scx_fifo");
+	assert_int_equal(got.v[1]->count, 6);
+	memset(&whole, 0, sizeof(whole));
+	assert_int_equal(rq_hist_add_blob(&whole, blob.p, blob.len, rq_want_host, NULL), 0);
+	assert_int_equal(whole.count, 10);
+	assert_int_equal(whole.buckets[20], 10);
+	/* Adding it twice merges per group. */
+	assert_int_equal(rq_set_add_sched(&got, blob.p, blob.len, "other"), 0);
+	assert_int_equal(got.n, 2);
+	assert_int_equal(got.v[1]->count, 12);
+	/* A corrupt blob adds nothing. */
+	assert_int_not_equal(rq_set_add_sched(&got, blob.p, blob.len - 1, "other"), 0);
+	assert_int_equal(got.n, 2);
+	assert_int_equal(got.v[1]->count, 12);
+	blob_free(&blob);
+	rq_set_free(&sched);
+	rq_set_free(&got);
+}
+
+/* Without RQ_SCHED series (old rows, one scheduler) the host series is the row's group's. */
+static void test_runqlat_set_sched_split_falls_back_to_row_group(void **state)
+{
+	static struct rq_hist host;
+	struct rq_set sched = { 0 }, got = { 0 }, all = { 0 };
+	struct blob one = { 0 }, none = { 0 };
+
+	host_of(&host, 30, 7);
+	sched_of(&sched, "eevdf", 30, 7);
+	/* A split that is only the row's own group is not stored. */
+	rq_encode_host_hist(&one, &host, &sched, "eevdf");
+	rq_encode_host_hist(&none, &host, NULL, "eevdf");
+	assert_int_equal(one.len, none.len);
+	assert_memory_equal(one.p, none.p, one.len);
+	assert_int_equal(rq_set_add_blob(&all, one.p, one.len, NULL, NULL), 0);
+	assert_int_equal(all.n, 1);
+	assert_int_equal(rq_set_add_sched(&got, one.p, one.len, "fair"), 0);
+	assert_int_equal(got.n, 1);
+	assert_string_equal(got.v[0]->key, "fair");
+	assert_int_equal(got.v[0]->buckets[30], 7);
+	blob_free(&one);
+	blob_free(&none);
+	/* One group other than the row's is kept. */
+	rq_encode_host_hist(&one, &host, &sched, "scx_fifo");
+	rq_set_free(&got);
+	assert_int_equal(rq_set_add_sched(&got, one.p, one.len, "scx_fifo"), 0);
+	assert_int_equal(got.n, 1);
+	assert_string_equal(got.v[0]->key, "eevdf");
+	blob_free(&one);
+	rq_set_free(&sched);
+	rq_set_free(&got);
+	rq_set_free(&all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runqlat_set_round_trips_exactly),
 		cmocka_unit_test(test_runqlat_set_merges_by_adding_buckets),
 		cmocka_unit_test(test_runqlat_set_refuses_corrupt_blobs),
+		cmocka_unit_test(test_runqlat_set_sched_split_from_blob),
+		cmocka_unit_test(test_runqlat_set_sched_split_falls_back_to_row_group),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
