@@ -1,6 +1,8 @@
 /* api_hosts.c - the host inventory API: the fleet list with each host's
  * recent runqueue latency, one host's latest inventory, and the list of its
- * stored reports (for checking delivery). Shapes follow the API contract
+ * stored reports (for checking delivery). The detail lists what the host
+ * page offers to pick from: the cgroups and the scheduler groups (issue 9)
+ * with runqueue latency in the last 24 h. Shapes follow the API contract
  * (notes: hosts list, host detail, reports list). */
 #include "server/api.h"
 
@@ -243,16 +245,44 @@ static bool want_cgroups(uint8_t kind, const char *key, size_t keylen, void *arg
 	return kind == RQ_CGROUP;
 }
 
-static int collect_cgroups(void *arg, const struct store_row *r)
+/* What the host detail lists from its last 24 h, gathered in one scan: the
+ * cgroups (from the series blobs) and the scheduler groups (from host_hist
+ * alone, so the per-scheduler split never costs a series decode). */
+struct detail_ctx {
+	struct rq_set cgroups, sched;
+};
+
+static int collect_detail(void *arg, const struct store_row *r)
 {
+	struct detail_ctx *c = arg;
+
 	if (r->series)
-		rq_set_add_blob(arg, r->series, r->series_len, want_cgroups, NULL);
+		rq_set_add_blob(&c->cgroups, r->series, r->series_len, want_cgroups, NULL);
+	if (r->host_hist)
+		rq_set_add_sched(&c->sched, r->host_hist, r->host_hist_len, r->sched_group ? r->sched_group : "");
 	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds the keys of the series of set to arr, sorted; with_samples: only series that have samples. */
+static void add_sorted_keys(cJSON *arr, const struct rq_set *set, bool with_samples)
+{
+	char **keys = calloc(set->n + 1, sizeof(*keys));
+	size_t n = 0;
+
+	if (!keys)
+		return;
+	for (size_t i = 0; i < set->n; i++)
+		if (!with_samples || hist_total(set->v[i]->buckets) > 0)
+			keys[n++] = set->v[i]->key;
+	qsort(keys, n, sizeof(*keys), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(keys[i]));
+	free(keys);
 }
 
 /* One disk of the detail view: the stored object with iocost.{enabled, model, qos} always present. */
@@ -278,18 +308,17 @@ enum MHD_Result api_host_get(struct http_request *req)
 {
 	struct store *st = store_pool_get(req->srv->readers);
 	struct store_host h;
-	struct rq_set cgroups = { 0 };
+	struct detail_ctx d = { 0 };
 	enum MHD_Result reply;
 	int64_t now = ingest_now_ms();
 	cJSON *doc, *v, *arr;
-	char **paths = NULL;
 
 	if (query_host(req, st, &h, &reply)) {
 		store_pool_put(req->srv->readers, st);
 		return reply;
 	}
 	query_scan(req->srv, st, STORE_HOUR, h.id, now - CGROUPS_WINDOW_MS - now % STORE_HOUR_MS, INT64_MAX / 4,
-		   collect_cgroups, &cgroups);
+		   collect_detail, &d);
 	store_pool_put(req->srv->readers, st);
 
 	doc = cJSON_CreateObject();
@@ -311,17 +340,11 @@ enum MHD_Result api_host_get(struct http_request *req)
 	cJSON_ArrayForEach(v, arr)
 		disk_normalise(v);
 	cJSON_AddItemToObject(doc, "disks", arr);
-	arr = cJSON_AddArrayToObject(doc, "cgroups");
-	paths = calloc(cgroups.n + 1, sizeof(*paths));
-	for (size_t i = 0; paths && i < cgroups.n; i++)
-		paths[i] = cgroups.v[i]->key;
-	if (paths) {
-		qsort(paths, cgroups.n, sizeof(*paths), cmp_str);
-		for (size_t i = 0; i < cgroups.n; i++)
-			cJSON_AddItemToArray(arr, cJSON_CreateString(paths[i]));
-	}
-	free(paths);
-	rq_set_free(&cgroups);
+	add_sorted_keys(cJSON_AddArrayToObject(doc, "cgroups"), &d.cgroups, false);
+	/* A group is listed only when it ran samples: a row may carry an empty histogram. */
+	add_sorted_keys(cJSON_AddArrayToObject(doc, "schedulers"), &d.sched, true);
+	rq_set_free(&d.cgroups);
+	rq_set_free(&d.sched);
 	query_host_free(&h);
 	return http_reply_json(req, MHD_HTTP_OK, doc);
 }

@@ -3,7 +3,8 @@ ran each sample (runqlat.by_scheduler), through a real server: the fleet
 query grouped by sched_ext gives each scheduler exactly its samples when a
 scheduler was loaded in the middle of an interval, the whole-host answers
 (fleet group_by=none, hosts list, host series, /metrics) still count every
-sample once, ?sched= picks one scheduler of a host, bad splits are refused,
+sample once, ?sched= picks one scheduler of a host, the host detail lists
+the schedulers that ran its samples (schedulers), bad splits are refused,
 and the minute and hour rollups keep the split exactly.
 
 Each part lies in its own bucket range, so a sample in the wrong group
@@ -143,6 +144,10 @@ class SchedSplit(unittest.TestCase):
                 r = s.request("GET", f"/api/v1/hosts/sw-a/runqlat?from={m0}&to={m0 + MIN}{bad}")
                 self.assertEqual(r.status, 400, bad)
 
+            # the host detail lists the scheduler groups that ran samples: both for the
+            # hosts that switched (one by its split, one by two reports), one for the others
+            self.check_schedulers(s)
+
             # whole-host answers count each sample once
             hosts = {h["id"]: h for h in s.get_json("/api/v1/hosts")["hosts"]}
             self.assertEqual(hosts["sw-a"]["runqlat"]["count"], sum(whole.values()))
@@ -167,6 +172,14 @@ class SchedSplit(unittest.TestCase):
             self.assertEqual(self.host_series(s, "sw-a", h0, h0 + HOUR, HOUR, "&sched=scx_fifo"), old_scx)
             self.assertEqual(self.host_series(s, "sw-a", h0, h0 + HOUR, HOUR),
                              merge(list(old_fair.items()), list(old_scx.items())))
+            # and once the rows are rolled up, the list is read from minutes and hours alike
+            self.check_schedulers(s)
+
+    def check_schedulers(self, s):
+        want = {"sw-a": ["eevdf", "scx_fifo"], "old-d": ["eevdf", "scx_fifo"],
+                "sw-b": ["fair"], "old-c": ["scx_fifo"]}
+        for host, groups in want.items():
+            self.assertEqual(s.get_json(f"/api/v1/hosts/{host}")["schedulers"], groups, host)
 
     def test_bad_splits_are_refused_whole(self):
         with Server("--open-ingest") as s:

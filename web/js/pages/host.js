@@ -3,7 +3,10 @@
 // a per-cgroup table, per-CPU and per-L3 bars, and per disk whether IO
 // weights are honoured (weight share against usage share per cgroup, and
 // over time with wait/debt/delay) next to the io.cost config in force and the
-// recommended one.
+// recommended one. For a host that ran more than one scheduler (issue 9) the
+// whole host's view picks one of them (?sched=, the server's split of each
+// interval) or, showing all, compares each one's p50/p99 under the chart;
+// cgroup and CPU series are not split by scheduler, so the choice is off there.
 import * as api from '../api.js';
 import * as fmt from '../format.js';
 import { h, fill, loading, empty, failure, section, chartBox } from '../dom.js';
@@ -54,10 +57,17 @@ function mean(series, field) {
 export function mount(ctx) {
   const id = ctx.params.get('id');
   let host = null, scope = ctx.params.get('scope') || 'host', lastSignal = null;
+  // '' is every scheduler; kept in the URL while another scope is shown, for the way back
+  let sched = ctx.params.get('sched') || '';
   const head = h('div', { class: 'host-head' });
   const scopeSel = h('select', { id: 'scope', 'aria-label': 'Show latency for' });
-  const lat = section('Runqueue latency', h('label', {}, 'Show ', scopeSel));
+  const schedSel = h('select', { id: 'sched', 'aria-describedby': 'sched-hint' });
+  const schedHint = h('span', { id: 'sched-hint', class: 'hint muted' }, 'Only the whole host is split by scheduler: cgroup, CPU and L3 series are not.');
+  const schedPick = h('span', { class: 'sched-pick', hidden: true }, h('label', {}, 'Scheduler ', schedSel), schedHint);
+  const lat = section('Runqueue latency', h('label', {}, 'Show ', scopeSel), schedPick);
   const heat = chartBox('Runqueue latency heatmap over time with p50, p90 and p99', 320);
+  const schedBox = h('div', { class: 'sched-compare', hidden: true });
+  lat.el.append(schedBox);
   const cgSec = section('Per cgroup');
   const cpuSec = section('Per CPU and L3 domain');
   const ioSec = section('IO cost vs weight');
@@ -73,24 +83,54 @@ export function mount(ctx) {
   fill(ctx.root, head, lat.el, cgSec.el, cpuSec.el, ioSec.el);
   fill(head, loading('the host'));
 
+  const schedulers = () => (host && host.schedulers) || [];
+  // The scheduler the heatmap is for: '' for all of them, and always for a
+  // host with one scheduler or a view that is not the whole host.
+  const schedShown = () => (scope === 'host' && schedulers().length > 1 ? sched : '');
+
+  function heatParams() {
+    const s = schedShown();
+    return rangeParams(ctx, { ...scopeParams(scope, host), ...(s ? { sched: s } : {}) });
+  }
+
+  function drawSchedPick() {
+    schedPick.hidden = schedulers().length < 2;
+    schedSel.disabled = scope !== 'host';
+    schedHint.hidden = scope === 'host';
+  }
+
+  function redrawLatency() {
+    fill(lat.body, loading('latency'));
+    loadHeatmap(lastSignal).catch(() => {});
+    loadSchedulers(lastSignal).catch(() => {});
+  }
+
   function choose(s) {
     scope = s;
     scopeSel.value = s;
     ctx.setParams({ scope: s === 'host' ? null : s });
-    fill(lat.body, loading('latency'));
-    loadHeatmap(lastSignal).catch(() => {});
+    drawSchedPick();
+    redrawLatency();
     lat.el.scrollIntoView({ block: 'nearest' });
   }
   scopeSel.addEventListener('change', () => choose(scopeSel.value));
 
+  function chooseSched(s) {
+    sched = s;
+    schedSel.value = s;
+    ctx.setParams({ sched: s || null });
+    redrawLatency();
+  }
+  schedSel.addEventListener('change', () => chooseSched(schedSel.value));
+
   function drawHead() {
     ctx.setTitle(host.hostname || host.id);
-    const sched = host.sched_ext;
+    const ext = host.sched_ext;
     fill(head, h('h1', {}, host.hostname || host.id),
       h('dl', { class: 'facts' },
         h('dt', {}, 'Kernel'), h('dd', {}, `${host.kernel || '–'} (${host.arch || '?'})`),
         h('dt', {}, 'CPUs'), h('dd', {}, `${host.cpus ?? '–'} in ${(host.l3_domains || []).length || '?'} L3 domain(s)`),
-        h('dt', {}, 'Scheduler'), h('dd', {}, schedulerOf(host), sched ? h('span', { class: 'muted' }, ` (sched_ext ${sched.state})`) : null),
+        h('dt', {}, 'Scheduler'), h('dd', {}, schedulerOf(host), ext ? h('span', { class: 'muted' }, ` (sched_ext ${ext.state})`) : null),
         h('dt', {}, 'Agent'), h('dd', {}, host.agent_version || '–'),
         h('dt', {}, 'Last seen'), h('dd', {}, `${fmt.ago(host.last_seen_ms)} (${fmt.dateTime(host.last_seen_ms)})`),
         h('dt', {}, 'Host id'), h('dd', { class: 'mono' }, host.id)));
@@ -101,6 +141,14 @@ export function mount(ctx) {
     fill(scopeSel, opts);
     scopeSel.value = scope;
     if (scopeSel.value !== scope) { scope = 'host'; scopeSel.value = 'host'; }
+    // a scheduler the host did not run lately (or a host with one) shows all
+    if (sched && (schedulers().length < 2 || !schedulers().includes(sched))) {
+      sched = '';
+      ctx.setParams({ sched: null });
+    }
+    fill(schedSel, h('option', { value: '' }, 'All'), schedulers().map((n) => h('option', { value: n }, n)));
+    schedSel.value = sched;
+    drawSchedPick();
   }
 
   async function guard(target, what, fn) {
@@ -114,14 +162,37 @@ export function mount(ctx) {
 
   // early: a request already sent (before the host's details came back)
   const loadHeatmap = (signal, early) => guard(lat.body, 'latency', async () => {
-    const resp = await (early || api.hostRunqlat(id, rangeParams(ctx, scopeParams(scope, host)), signal));
+    const s = schedShown();
+    const resp = await (early || api.hostRunqlat(id, heatParams(), signal));
     const config = heatmapConfig(resp);
     if (!config) {
       ctx.charts.drop('heatmap');
-      return fill(lat.body, empty('No runqueue latency reported for this selection in this time range.'));
+      return fill(lat.body, empty(`No runqueue latency reported for this selection${s ? ` under ${s}` : ''} in this time range.`));
     }
+    heat.canvas.setAttribute('aria-label', `Runqueue latency heatmap over time with p50, p90 and p99${s ? `, samples run by ${s} only` : ''}`);
     fill(lat.body, heat.box);
     ctx.charts.put('heatmap', heat.canvas, config);
+  });
+
+  // Each scheduler side by side under the chart while all are shown: one
+  // request per scheduler, one step as wide as the range.
+  const loadSchedulers = (signal) => guard(schedBox, 'each scheduler\'s latency', async () => {
+    const names = schedulers();
+    schedBox.hidden = scope !== 'host' || names.length < 2 || !!sched;
+    if (schedBox.hidden) return fill(schedBox);
+    fill(schedBox, loading('each scheduler\'s latency'));
+    const rows = await Promise.all(names.map(async (name) => {
+      const p = merged((await api.hostRunqlat(id, wholeRange(ctx, { sched: name }), signal)).series) || {};
+      return { name, count: p.count || 0, p50_ns: p.p50_ns, p99_ns: p.p99_ns };
+    }));
+    const cell = (v, cls) => h('td', { class: cls }, v);
+    fill(schedBox, h('div', { class: 'table-wrap' }, h('table', { class: 'data compact', id: 'sched-table' },
+      h('caption', {}, 'Runqueue latency per scheduler over the range (choose one to see only its samples)'),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Scheduler'), h('th', { scope: 'col', class: 'num' }, 'Samples'),
+        h('th', { scope: 'col', class: 'num' }, 'p50'), h('th', { scope: 'col', class: 'num' }, 'p99'))),
+      h('tbody', {}, rows.map((r) => h('tr', { dataset: { sched: r.name } },
+        h('td', {}, h('button', { type: 'button', class: 'linkish', 'aria-label': `Show only ${r.name}`, onclick: () => chooseSched(r.name) }, r.name)),
+        cell(fmt.count(r.count), 'num'), cell(fmt.ns(r.p50_ns), 'num'), cell(fmt.ns(r.p99_ns), 'num')))))));
   });
 
   const loadCgroups = (signal) => guard(cgSec.body, 'cgroups', async () => {
@@ -284,7 +355,10 @@ export function mount(ctx) {
       // parallel with them: the heatmap (unless it is for an L3 domain,
       // which needs the CPU list) and the IO cost series.
       const hostP = api.host(id, signal);
-      const heatP = scope.startsWith('l3:') ? null : api.hostRunqlat(id, rangeParams(ctx, scopeParams(scope, {})), signal);
+      // the scheduler in the URL is assumed valid; if the host says otherwise, the answer is dropped
+      const earlySched = scope === 'host' ? sched : '';
+      const heatP = scope.startsWith('l3:') ? null
+        : api.hostRunqlat(id, rangeParams(ctx, { ...scopeParams(scope, {}), ...(earlySched ? { sched: earlySched } : {}) }), signal);
       const ioP = api.hostIocost(id, rangeParams(ctx), signal);
       for (const p of [heatP, ioP]) if (p) p.catch(() => {}); // awaited below, or moot if the host is unknown
       try {
@@ -297,8 +371,11 @@ export function mount(ctx) {
       }
       for (const sec of [lat, cgSec, cpuSec, ioSec]) sec.el.hidden = false;
       drawHead();
+      const heatEarly = schedShown() === earlySched ? heatP : null;
+      // the whole host's answer stands in for an L3 domain of every CPU, not one scheduler's part
+      const wholeHost = scope === 'host' && !earlySched ? heatP : null;
       // the many small per-cgroup queries go last, so they do not queue the charts
-      await Promise.all([loadHeatmap(signal, heatP), loadIo(signal, ioP), loadCpus(signal, scope === 'host' ? heatP : null), loadCgroups(signal)]);
+      await Promise.all([loadHeatmap(signal, heatEarly), loadSchedulers(signal), loadIo(signal, ioP), loadCpus(signal, wholeHost), loadCgroups(signal)]);
     },
     destroy() {},
   };
