@@ -5,8 +5,10 @@
 # reports go to a real schedio-server (the VM has no network, so the host
 # posts the agent's reports as the agent would), and the fleet query grouped
 # by scheduler returns the three side by side. Prints that query's p50/p99
-# per group. Needs the agent's runqlat collector (issue 3) and the server's
-# fleet query (issue 5); says which is missing otherwise.
+# per group. Then the same three phases inside one agent interval: the
+# agent attributes each sample to the scheduler that ran it
+# (runqlat.by_scheduler), so the fleet query over that one report returns
+# the three groups too.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=${SCHEDIO_SOURCE:-$here/../..}
@@ -49,3 +51,17 @@ jq -r '.groups[] | [.key, .hosts, (.series | map(.count) | add),
 		{ printf "%-10s %6s %10s %12.1f %12.1f\n", $1, $2, $3, $4, $5 }'
 n=$(jq '.groups | length' "$tmp/fleet.json")
 [ "$n" -eq 3 ] || { echo "FAIL: $n groups, want eevdf, scx_fifo and scx_llc"; cat "$tmp/fleet.json"; exit 1; }
+
+one="$tmp/out/report_one.json"
+code=$(curl -s -o "$tmp/post.txt" -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @"$one" \
+	"$base/api/v1/reports")
+[ "${code:0:1}" = 2 ] || { echo "POST of the one-interval report: $code $(cat "$tmp/post.txt")"; exit 1; }
+f=$(jq '.interval.start_ms' "$one") t=$(jq '.interval.end_ms' "$one")
+curl -s -o "$tmp/fleet_one.json" "$base/api/v1/fleet/runqlat?group_by=sched_ext&from=$f&to=$((t + 1))&step=$((t + 1 - f))"
+echo "The same phases in ONE agent interval of $(((t - f) / 1000)) s, split by the scheduler that ran each task:"
+jq -r '.groups[] | [.key, .hosts, (.series | map(.count) | add),
+	(.series[0].p50_ns / 1000), (.series[0].p99_ns / 1000)] | @tsv' "$tmp/fleet_one.json" |
+	awk -F'\t' 'BEGIN { printf "%-10s %6s %10s %12s %12s\n", "group", "hosts", "wakeups", "p50 (us)", "p99 (us)" }
+		{ printf "%-10s %6s %10s %12.1f %12.1f\n", $1, $2, $3, $4, $5 }'
+n=$(jq '.groups | length' "$tmp/fleet_one.json")
+[ "$n" -eq 3 ] || { echo "FAIL: one interval gave $n groups, want eevdf, scx_fifo and scx_llc"; cat "$tmp/fleet_one.json"; exit 1; }

@@ -1,7 +1,9 @@
 # scx_fleet_guest.sh - guest side of scx_fleet.sh (sid's kernel): for EEVDF,
 # scx_fifo and scx_llc in turn, the agent measures one interval of SECONDS
 # while the wakeup-heavy workload (pingpong) runs next to one busy loop per
-# vCPU; each scheduler's report lands in $VM_OUT/report_<sched>.json.
+# vCPU; each scheduler's report lands in $VM_OUT/report_<sched>.json. Then
+# the same three phases inside ONE agent interval ($VM_OUT/report_one.json):
+# the agent splits it by the scheduler that ran each task.
 mkdir -p /etc /tmp/agent
 [ -s /etc/machine-id ] || echo 5c7e0000000000000000000000000009 >/etc/machine-id
 secs=${SECONDS_PER_SCHED:-8}
@@ -30,3 +32,28 @@ for s in eevdf fifo llc; do
 	fi
 	echo "$s: report $(wc -c <"$VM_OUT/report_$s.json") bytes, $(wc -l <"pp_$s.txt") pingpong runs"
 done
+
+# One interval, three phases: EEVDF, scx_fifo, scx_llc, SECONDS each.
+schedio-agent --once --duration $((3 * secs + 12)) --stdout --state-dir /tmp/agent -v >"$VM_OUT/report_one.json" 2>agent_one.err &
+agent=$!
+i=0
+while ! grep -q 'runqlat: collecting' agent_one.err && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 3 # the rest of the collectors open and the interval starts
+sh -c 'while :; do :; done' & hog1=$!
+sh -c 'while :; do :; done' & hog2=$!
+for s in eevdf fifo llc; do
+	loader=
+	case $s in
+	fifo) schedio scx run fifo --interval 3600 >"one_$s.log" 2>&1 & loader=$! ;;
+	llc) schedio scx run llc --domains 0/1 --interval 3600 >"one_$s.log" 2>&1 & loader=$! ;;
+	esac
+	end=$(($(date +%s) + secs))
+	while [ "$(date +%s)" -lt $end ]; do pingpong 100 2 >>"pp_one_$s.txt" || break; done
+	if [ -n "$loader" ]; then
+		kill -INT $loader
+		wait $loader || { echo "scx_$s loader failed (one interval)"; cat "one_$s.log"; exit 1; }
+	fi
+done
+kill $hog1 $hog2; wait $hog1 $hog2 2>/dev/null
+wait $agent || { echo "agent failed (one interval): $(cat agent_one.err)"; exit 1; }
+echo "one interval: report $(wc -c <"$VM_OUT/report_one.json") bytes"
