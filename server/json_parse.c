@@ -1,11 +1,15 @@
 /* json_parse.c - see json_parse.h. RFC 8259: no trailing commas, no
  * comments, no control characters in strings, \u escapes (surrogate pairs
  * joined, lone surrogates and \u0000 refused, since the tree holds C
- * strings). Integers up to 15 digits are read without strtod; anything else
- * numeric goes through strtod on a bounded copy. */
+ * strings), and strings must be well-formed UTF-8 (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF) — PostgreSQL refuses to store
+ * anything else, so it is refused here, as bad input, before it can fail a
+ * whole ingest batch. Integers up to 15 digits are read without strtod;
+ * anything else numeric goes through strtod on a bounded copy. */
 #include "server/json_parse.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,39 @@ static void skip_ws(struct jp *j)
 {
 	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
 		j->p++;
+}
+
+/* Length of the well-formed UTF-8 sequence at p (lead byte >= 0x80) before end, 0 if malformed. */
+static size_t utf8_seq(const unsigned char *p, const unsigned char *end)
+{
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0; /* continuation byte, overlong lead (c0, c1) or past U+10FFFF (f5-ff) */
+	if (end - p < (ptrdiff_t)n)
+		return 0;
+	/* the second byte's range rules out overlongs, surrogates and > U+10FFFF */
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
 }
 
 static int hex4(const char *p)
@@ -75,6 +112,14 @@ static char *parse_string(struct jp *j)
 	while (q < j->end && *q != '"') {
 		if ((unsigned char)*q < 0x20)
 			return NULL;
+		if ((unsigned char)*q >= 0x80) {
+			size_t n = utf8_seq((const unsigned char *)q, (const unsigned char *)j->end);
+
+			if (!n)
+				return NULL;
+			q += n;
+			continue;
+		}
 		if (*q == '\\') {
 			escapes = true;
 			q++;

@@ -627,7 +627,7 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 	json_arena_begin();
 	rep->doc = json_parse(body, len);
 	if (!rep->doc) {
-		fail(&ps, 400, "body is not valid JSON");
+		fail(&ps, 400, "body is not valid JSON (RFC 8259, strings in UTF-8)");
 		goto out;
 	}
 	if (!cJSON_IsObject(rep->doc)) {

@@ -100,6 +100,10 @@ class Ingest(unittest.TestCase):
         rep = json.loads(json.dumps(good))
         rep["schema"] = "schedio.report.v9"
         cases.append(("schema", rep, 422, "unknown report schema"))
+        # not UTF-8 (PostgreSQL cannot store it: refused as bad input, never a 500 that fails a batch)
+        raw = json.dumps(good).encode().replace(b'"hostname": "good"', b'"hostname": "go\xffod\xc0\xaf"')
+        self.assertIn(b"\xff", raw)
+        cases.append(("not UTF-8", raw, 400, "UTF-8"))
         with Server("--open-ingest") as s:
             for name, rep, status, needle in cases:
                 with self.subTest(name):

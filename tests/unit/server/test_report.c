@@ -58,6 +58,21 @@ static void test_report_valid_decodes_to_what_was_sent(void **state)
 	report_free(&rep);
 }
 
+static void test_report_takes_utf8_names(void **state)
+{
+	struct report rep;
+	char err[512];
+
+	/* 2-, 3- and 4-byte sequences at the edges of their ranges */
+	assert_int_equal(parse("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"\xc2\x80\xdf\xbf\","
+			       "\"hostname\":\"h\xc3\xa9\xe2\x82\xac\xef\xbf\xbf\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf\"},"
+			       "\"interval\":{\"start_ms\":1,\"end_ms\":2}}",
+			       &rep, err),
+			 0);
+	assert_string_equal(rep.hostname, "h\xc3\xa9\xe2\x82\xac\xef\xbf\xbf\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf");
+	report_free(&rep);
+}
+
 static void expect(const char *body, int status, const char *needle)
 {
 	struct report rep;
@@ -92,6 +107,15 @@ static void test_report_bad_input_names_the_problem(void **state)
 	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\",\"cpus\":\"two\"},"
 	       "\"interval\":{\"start_ms\":1,\"end_ms\":2}}", 400, "host.cpus must be an integer");
 	expect(HEAD ",\"iocost\":{\"cgroups\":[{\"path\":\"/\"}]}}", 400, "iocost.cgroups[0].dev");
+	/* strings must be well-formed UTF-8: a stray continuation byte, an overlong
+	 * form, a surrogate, a code point past U+10FFFF, a sequence cut short */
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\x80\"}}", 400, "UTF-8");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xc0\xaf\"}}", 400, "UTF-8");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xed\xa0\x80\"}}", 400,
+	       "UTF-8");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xf4\x90\x80\x80\"}}", 400,
+	       "UTF-8");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xe2\x82\"}}", 400, "UTF-8");
 	memset(big, 'x', sizeof(big));
 	snprintf(big, sizeof(big), HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
 				       "\"cgroups\":[{\"path\":\"/%05000d\"}]}}", 0);
@@ -208,6 +232,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_valid_decodes_to_what_was_sent),
+		cmocka_unit_test(test_report_takes_utf8_names),
 		cmocka_unit_test(test_report_bad_input_names_the_problem),
 		cmocka_unit_test(test_report_delivery_dropped),
 		cmocka_unit_test(test_report_by_scheduler_splits_the_host),
