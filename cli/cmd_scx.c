@@ -49,6 +49,7 @@ struct scx_run_opts {
 	uint64_t steal_after_ns;
 	uint64_t duration_s; /* 0: until a signal */
 	uint64_t interval_s;
+	bool partial; /* only SCHED_EXT tasks (SCX_OPS_SWITCH_PARTIAL) */
 };
 
 static void usage(void)
@@ -66,6 +67,8 @@ static void usage(void)
 	       "  --steal always|after:N   llc: steal from other domains at once (default), or\n"
 	       "                     only after the own domain has been empty N microseconds\n"
 	       "  --domains SPEC     llc: domains by hand, e.g. 0-1/2-3 (default: L3 from sysfs)\n"
+	       "  --partial          schedule only tasks whose policy is SCHED_EXT (7); the rest\n"
+	       "                     stay with the kernel's classes (default: every normal task)\n"
 	       "  --duration S       unload after S seconds (default: run until a signal)\n"
 	       "  --interval S       seconds between counter lines (default 2)\n"
 	       "\n"
@@ -93,7 +96,8 @@ static void parse_args(int argc, char **argv, struct scx_run_opts *o)
 		{ "object", required_argument, NULL, 'o' },   { "timeout-ms", required_argument, NULL, 't' },
 		{ "steal", required_argument, NULL, 's' },    { "domains", required_argument, NULL, 'd' },
 		{ "duration", required_argument, NULL, 'D' }, { "interval", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },	      { 0 },
+		{ "partial", no_argument, NULL, 'p' },	      { "help", no_argument, NULL, 'h' },
+		{ 0 },
 	};
 	uint64_t v;
 	int c;
@@ -125,6 +129,9 @@ static void parse_args(int argc, char **argv, struct scx_run_opts *o)
 		case 'i':
 			if (cli_parse_u64(optarg, 1, 3600, &o->interval_s))
 				cli_usage_error(PROG, "--interval takes 1..3600 seconds");
+			break;
+		case 'p':
+			o->partial = true;
 			break;
 		case 'h':
 			usage();
@@ -286,7 +293,7 @@ static int scx_run(int argc, char **argv)
 	if (o.which && strcmp(o.which, "llc") == 0 && configure_llc(&s, &o))
 		goto out;
 	start = mono_s();
-	err = scx_sched_attach(&s, o.timeout_ms);
+	err = scx_sched_attach(&s, o.timeout_ms, o.partial);
 	if (err == -EBUSY || err == -EEXIST) {
 		fprintf(stderr, "%s: another sched_ext scheduler is active\n", PROG);
 		goto out;
@@ -297,8 +304,9 @@ static int scx_run(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", PROG, s.err);
 		goto out;
 	}
-	printf("%s: %s attached (watchdog %s%u ms); SIGINT/SIGTERM detaches\n", PROG, s.name,
-	       o.timeout_ms ? "" : "kernel default, ", o.timeout_ms ? o.timeout_ms : 30000);
+	printf("%s: %s attached (watchdog %s%u ms%s); SIGINT/SIGTERM detaches\n", PROG, s.name,
+	       o.timeout_ms ? "" : "kernel default, ", o.timeout_ms ? o.timeout_ms : 30000,
+	       o.partial ? ", SCHED_EXT tasks only" : "");
 	fflush(stdout);
 	rc = run_attached(&s, &o, start);
 out:

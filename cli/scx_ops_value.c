@@ -7,7 +7,8 @@
  * create the map (with BPF_F_LINK), then write the value from the running
  * kernel's BTF: each callback's slot gets its program's fd (libbpf has set the
  * program's expected_attach_type to the kernel's member index at load), plus
- * the name and timeout_ms. The caller then creates the link, whose fd holds
+ * the name, timeout_ms and flags (SCX_OPS_SWITCH_PARTIAL's value is read from
+ * the kernel's enum scx_ops_flags, not assumed). The caller then creates the link, whose fd holds
  * the scheduler: closing it, or dying, unregisters it.
  */
 #include "cli/scx_ops_value.h"
@@ -35,13 +36,33 @@ static long member_offset(const struct btf *btf, const struct btf_type *t, const
 	return -1;
 }
 
-void *scx_ops_value_build(struct bpf_object *obj, struct bpf_map *map, const char *name, uint32_t timeout_ms, char *err,
-			  size_t errlen)
+/* Value of enumerator name in the kernel's enum type (a 32- or, as 7.x
+ * encodes the u64 flag enums, a 64-bit enum), or -1; flags are positive. */
+static long long enum_value(const struct btf *btf, const char *type, const char *name)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
+	const struct btf_type *t;
+
+	if (id <= 0)
+		id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM64);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (unsigned i = 0; t && i < btf_vlen(t); i++) {
+		if (btf_is_enum(t) && strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), name) == 0)
+			return btf_enum(t)[i].val;
+		if (btf_is_enum64(t) && strcmp(btf__name_by_offset(btf, btf_enum64(t)[i].name_off), name) == 0)
+			return (long long)btf_enum64_value(&btf_enum64(t)[i]);
+	}
+	return -1;
+}
+
+void *scx_ops_value_build(struct bpf_object *obj, struct bpf_map *map, const char *name, uint32_t timeout_ms,
+			  bool partial, char *err, size_t errlen)
 {
 	struct btf *kbtf = btf__load_vmlinux_btf();
 	const struct btf_type *vt, *ops, *nt;
 	struct bpf_program *prog;
-	long data_off, name_off, timeout_off;
+	long data_off, name_off, timeout_off, flags_off;
+	long long partial_flag = 0;
 	__u32 ops_id = 0, name_id = 0;
 	size_t size = bpf_map__value_size(map), name_cap;
 	char *value = NULL;
@@ -61,9 +82,17 @@ void *scx_ops_value_build(struct bpf_object *obj, struct bpf_map *map, const cha
 	}
 	name_off = member_offset(kbtf, ops, "name", &name_id);
 	timeout_off = member_offset(kbtf, ops, "timeout_ms", NULL);
-	if (name_off < 0 || timeout_off < 0) {
-		snprintf(err, errlen, "the kernel's sched_ext_ops has no name or timeout_ms");
+	flags_off = member_offset(kbtf, ops, "flags", NULL);
+	if (name_off < 0 || timeout_off < 0 || flags_off < 0) {
+		snprintf(err, errlen, "the kernel's sched_ext_ops has no name, timeout_ms or flags");
 		goto fail;
+	}
+	if (partial) {
+		partial_flag = enum_value(kbtf, "scx_ops_flags", "SCX_OPS_SWITCH_PARTIAL");
+		if (partial_flag <= 0) {
+			snprintf(err, errlen, "this kernel's sched_ext has no SCX_OPS_SWITCH_PARTIAL");
+			goto fail;
+		}
 	}
 	value = calloc(1, size);
 	if (!value) {
@@ -91,6 +120,8 @@ void *scx_ops_value_build(struct bpf_object *obj, struct bpf_map *map, const cha
 	}
 	memcpy(value + data_off + name_off, name, strlen(name) + 1);
 	memcpy(value + data_off + timeout_off, &timeout_ms, sizeof(timeout_ms));
+	/* flags is a u64 in every sched_ext so far; the value starts zeroed */
+	*(__u64 *)(value + data_off + flags_off) |= (__u64)partial_flag;
 	btf__free(kbtf);
 	return value;
 fail:

@@ -96,13 +96,13 @@ int scx_sched_map_set(struct scx_sched *s, const char *name, uint32_t key, const
 	return 0;
 }
 
-int scx_sched_attach(struct scx_sched *s, uint32_t timeout_ms)
+int scx_sched_attach(struct scx_sched *s, uint32_t timeout_ms, bool partial)
 {
 	uint32_t zero = 0;
 	void *value;
 	int fd, err = 0;
 
-	value = scx_ops_value_build(s->obj, s->ops, s->name, timeout_ms, s->err, sizeof(s->err));
+	value = scx_ops_value_build(s->obj, s->ops, s->name, timeout_ms, partial, s->err, sizeof(s->err));
 	if (!value)
 		return -EINVAL;
 	if (bpf_map_update_elem(bpf_map__fd(s->ops), &zero, value, BPF_ANY))

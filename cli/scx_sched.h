@@ -4,6 +4,7 @@
 #define SCHEDIO_CLI_SCX_SCHED_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <linux/types.h>
@@ -29,9 +30,10 @@ int scx_sched_load(struct scx_sched *s);
 /* Writes key -> value into the array map named map (configuration set
  * between load and attach); returns 0 or -errno. */
 int scx_sched_map_set(struct scx_sched *s, const char *map, uint32_t key, const void *value);
-/* Registers the scheduler with the given watchdog timeout (0: kernel default);
- * returns 0 or -errno (-EBUSY: another scheduler is active). */
-int scx_sched_attach(struct scx_sched *s, uint32_t timeout_ms);
+/* Registers the scheduler with the given watchdog timeout (0: kernel default),
+ * for SCHED_EXT tasks only when partial; returns 0 or -errno (-EBUSY: another
+ * scheduler is active). */
+int scx_sched_attach(struct scx_sched *s, uint32_t timeout_ms, bool partial);
 /* Sums the per-CPU counters into out[SCHEDIO_SCX_STAT_NR]; returns 0 or -errno. */
 int scx_sched_stats(struct scx_sched *s, uint64_t out[SCHEDIO_SCX_STAT_NR]);
 /* Reads what ops.exit recorded; returns 1 if it ran, 0 if not yet, -errno. */

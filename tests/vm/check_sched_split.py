@@ -1,14 +1,20 @@
 #!/usr/bin/python3
-"""check_sched_split.py - host side of test_scx_sched.sh's split check.
+"""check_sched_split.py - host side of test_scx_sched.sh's split checks.
 
-REPORT is the agent's report of one interval in the sid VM that spanned
-EEVDF, scx_fifo, EEVDF, scx_llc, EEVDF with the wakeup-heavy workload
-(ROUNDS round trips, two wakeups each) running only under the two sched_ext
-schedulers. Checks that runqlat.by_scheduler gives each scheduler its own
-samples and adds up to the host total, then posts the report to a real
-schedio-server (SQLite, loopback) and checks the fleet query grouped by
-scheduler returns the same split for that one interval.
-Usage: check_sched_split.py REPORT ROUNDS
+split REPORT ROUNDS: REPORT is the agent's report of one interval in the sid
+VM that spanned EEVDF, scx_fifo, EEVDF, scx_llc, EEVDF, with the
+wakeup-heavy workload (ROUNDS round trips, two wakeups each) running only
+under the two sched_ext schedulers.
+
+partial REPORT ROUNDS: one interval with `scx_fifo --partial` loaded to its
+end; the workload ran once as SCHED_EXT tasks (the scheduler's) and once as
+normal tasks (left to EEVDF). Per report, the whole interval would be
+scx_fifo's; per sample, each run goes to the class that ran it.
+
+Both check that runqlat.by_scheduler gives each scheduler its own samples
+and adds up to the host total, then post the report to a real
+schedio-server (SQLite, loopback) and check the fleet query grouped by
+scheduler returns the same split for that interval.
 Exit 0 when every check holds, 1 otherwise (each failure printed)."""
 import json
 import os
@@ -27,23 +33,40 @@ def check(cond, what):
     return cond
 
 
-def main():
-    report = json.load(open(sys.argv[1]))
-    rounds = int(sys.argv[2])
-    rq = report.get("runqlat", {})
-    total = sum(c["count"] for c in rq.get("cpus", []))
-    split = {e["ops"]: e["count"] for e in rq.get("by_scheduler", [])}
-    print(f"report: {total} samples; by_scheduler {split}; final state {report.get('sched_ext')}")
-    if not check("by_scheduler" in rq, "the report has runqlat.by_scheduler"):
-        return
+def check_split(report, split, rounds):
     check(set(split) == {None, "scx_fifo", "scx_llc"},
           "by_scheduler names the kernel's own classes (null), scx_fifo and scx_llc")
-    check(sum(split.values()) == total, f"by_scheduler adds up to the host total {total}")
     for ops in ("scx_fifo", "scx_llc"):
         # every round trip of the workload is two wakeups run by this scheduler
         check(split.get(ops, 0) >= 2 * rounds, f"{ops} has the workload's {2 * rounds} wakeups or more")
     # per report, the whole interval would belong to its final state (disabled)
     check(report.get("sched_ext", {}).get("state") == "disabled", "the interval ended with no sched_ext scheduler")
+
+
+def check_partial(report, split, rounds):
+    check(set(split) == {None, "scx_fifo"}, "by_scheduler names the kernel's own classes (null) and scx_fifo")
+    ext, fair = split.get("scx_fifo", 0), split.get(None, 0)
+    # only the SCHED_EXT run is the scheduler's: its wakeups, plus a few
+    # (forks, preemptions), nothing of the normal run that shared the CPUs
+    check(2 * rounds <= ext <= 2 * rounds * 1.05 + 50,
+          f"scx_fifo has the SCHED_EXT run's {2 * rounds} wakeups and little else ({ext})")
+    check(fair >= 2 * rounds, f"the normal run's {2 * rounds} wakeups stay with EEVDF ({fair})")
+    sx = report.get("sched_ext", {})
+    check(sx.get("state") == "enabled" and sx.get("ops") == "scx_fifo",
+          "the interval ended with scx_fifo loaded (per report, all of it would be scx_fifo's)")
+
+
+def main():
+    mode, path, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    report = json.load(open(path))
+    rq = report.get("runqlat", {})
+    total = sum(c["count"] for c in rq.get("cpus", []))
+    split = {e["ops"]: e["count"] for e in rq.get("by_scheduler", [])}
+    print(f"{mode} report: {total} samples; by_scheduler {split}; sched_ext {report.get('sched_ext')}")
+    if not check("by_scheduler" in rq, "the report has runqlat.by_scheduler"):
+        return
+    check(sum(split.values()) == total, f"by_scheduler adds up to the host total {total}")
+    (check_split if mode == "split" else check_partial)(report, split, rounds)
 
     start, end = report["interval"]["start_ms"], report["interval"]["end_ms"]
     with harness.Server("--open-ingest") as srv:
@@ -62,5 +85,7 @@ def main():
 
 
 if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] not in ("split", "partial"):
+        sys.exit("usage: check_sched_split.py split|partial REPORT ROUNDS")
     main()
     sys.exit(1 if failed else 0)

@@ -4,10 +4,14 @@
  * woken task onto a CPU. Prints one line:
  *   PINGPONG pairs=P rounds=R p50_us=.. p99_us=.. max_us=.. wall_s=..
  * Used by the sched_ext VM tests to compare EEVDF, scx_fifo and scx_llc.
+ * With PINGPONG_POLICY=ext every process of it runs as SCHED_EXT, the tasks
+ * a partial-mode (SCX_OPS_SWITCH_PARTIAL) scheduler takes.
  * Usage: pingpong ROUNDS PAIRS
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -97,6 +101,15 @@ int main(int argc, char **argv)
 	if (argc != 3 || rounds < 1 || rounds > 1000000 || pairs < 1 || pairs > 64) {
 		fprintf(stderr, "usage: pingpong ROUNDS(1..1000000) PAIRS(1..64)\n");
 		return 2;
+	}
+	if (getenv("PINGPONG_POLICY") && strcmp(getenv("PINGPONG_POLICY"), "ext") == 0) {
+		struct sched_param sp = { 0 };
+
+		/* SCHED_EXT is 7; forked processes inherit it */
+		if (sched_setscheduler(0, 7, &sp)) {
+			perror("pingpong: sched_setscheduler(SCHED_EXT)");
+			return 1;
+		}
 	}
 	n = rounds * pairs;
 	samples = mmap(NULL, n * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

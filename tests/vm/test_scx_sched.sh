@@ -9,7 +9,8 @@
 # and out of the broken one. Within one agent interval that spans EEVDF,
 # scx_fifo and scx_llc, runqueue latency is split by the scheduler that ran
 # each task (report runqlat.by_scheduler), and a real server's fleet query
-# grouped by scheduler returns the same split (check_sched_split.py).
+# grouped by scheduler returns the same split (check_sched_split.py); with
+# `scx_fifo --partial` loaded, only SCHED_EXT tasks' samples are its own.
 # Exit 0 pass, 1 fail, 77 skip (qemu/busybox/gcc missing, or the build
 # skipped the schedulers: bpf/scx/CMakeLists.txt says why).
 set -euo pipefail
@@ -53,6 +54,8 @@ if [ -z "$secs" ] || ! awk -v s="$secs" -v t=$timeout_ms 'BEGIN { exit !(s * 100
 	exit 1
 fi
 echo "ok: scx_broken ejected after $secs s (watchdog $timeout_ms ms)"
-SCHEDIO_BIN="$build/bin" "$here/check_sched_split.py" "$tmp/out/report_split.json" "$split_rounds" ||
+SCHEDIO_BIN="$build/bin" "$here/check_sched_split.py" split "$tmp/out/report_split.json" "$split_rounds" ||
 	{ echo "FAIL: runqueue latency was not split by scheduler"; exit 1; }
+SCHEDIO_BIN="$build/bin" "$here/check_sched_split.py" partial "$tmp/out/report_partial.json" "$split_rounds" ||
+	{ echo "FAIL: in partial mode runqueue latency was not split by the class that ran each task"; exit 1; }
 echo "PASS"

@@ -123,6 +123,36 @@ if command -v schedio-agent >/dev/null; then
 	fi
 fi
 
+echo "== partial mode: only SCHED_EXT tasks are the scheduler's"
+# scx_fifo --partial stays loaded to the end of the agent's interval, so per
+# report the whole interval would be scx_fifo's; the same workload runs once
+# as SCHED_EXT (the scheduler's) and once as a normal task (EEVDF's). The
+# host side checks report_partial.json.
+if command -v schedio-agent >/dev/null; then
+	schedio-agent --once --duration "${PARTIAL_SECONDS:-25}" --stdout --disable iocost -v \
+		>"$VM_OUT/report_partial.json" 2>agent_partial.txt &
+	agent=$!
+	i=0
+	while ! grep -q 'runqlat: collecting' agent_partial.txt && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 2
+	schedio scx run fifo --partial --interval 3600 >partial.log 2>&1 &
+	pid=$!
+	if wait_state enabled 300; then
+		PINGPONG_POLICY=ext pingpong "${PP_SPLIT_ROUNDS:-1000}" 1 >pp_partial_ext.txt ||
+			fail "partial: SCHED_EXT pingpong failed: $(cat pp_partial_ext.txt)"
+		pingpong "${PP_SPLIT_ROUNDS:-1000}" 1 >pp_partial_fair.txt || fail "partial: normal pingpong failed"
+	else
+		fail "partial: scx_fifo --partial did not load: $(cat partial.log)"
+	fi
+	wait $agent || fail "partial: agent failed: $(cat agent_partial.txt)"
+	kill -INT $pid
+	wait $pid
+	cat partial.log
+	grep -q "SCHED_EXT tasks only" partial.log && ok "partial: the loader says SCHED_EXT tasks only" ||
+		fail "partial: the loader did not say it runs SCHED_EXT tasks only"
+	wait_state disabled 50 || fail "partial: still '$(state)' after the loader exited"
+fi
+
 echo "== a killed loader leaves no scheduler behind"
 schedio scx run fifo >kill9.log 2>&1 &
 pid=$!
