@@ -93,10 +93,14 @@ static void parse_steal(const char *arg, struct scx_run_opts *o)
 static void parse_args(int argc, char **argv, struct scx_run_opts *o)
 {
 	static const struct option opts[] = {
-		{ "object", required_argument, NULL, 'o' },   { "timeout-ms", required_argument, NULL, 't' },
-		{ "steal", required_argument, NULL, 's' },    { "domains", required_argument, NULL, 'd' },
-		{ "duration", required_argument, NULL, 'D' }, { "interval", required_argument, NULL, 'i' },
-		{ "partial", no_argument, NULL, 'p' },	      { "help", no_argument, NULL, 'h' },
+		{ "object", required_argument, NULL, 'o' },
+		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "steal", required_argument, NULL, 's' },
+		{ "domains", required_argument, NULL, 'd' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "partial", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	uint64_t v;
