@@ -228,7 +228,7 @@ enum MHD_Result api_hosts_list(struct http_request *req)
 	if (c.q && !*c.q)
 		c.q = NULL;
 	st = store_pool_get(req->srv->readers);
-	rc = st->ops->scan(st, STORE_RAW, -1, c.now - RECENT_MS, INT64_MAX / 4, add_recent, &c.recent);
+	rc = st->ops->scan_hist(st, STORE_RAW, -1, c.now - RECENT_MS, INT64_MAX / 4, add_recent, &c.recent);
 	if (rc == 0)
 		rc = st->ops->hosts(st, NULL, list_host, &c);
 	store_pool_put(req->srv->readers, st);
@@ -317,7 +317,7 @@ enum MHD_Result api_host_get(struct http_request *req)
 		store_pool_put(req->srv->readers, st);
 		return reply;
 	}
-	query_scan(req->srv, st, STORE_HOUR, h.id, now - CGROUPS_WINDOW_MS - now % STORE_HOUR_MS, INT64_MAX / 4,
+	query_scan(req->srv, st, STORE_HOUR, h.id, now - CGROUPS_WINDOW_MS - now % STORE_HOUR_MS, INT64_MAX / 4, false,
 		   collect_detail, &d);
 	store_pool_put(req->srv->readers, st);
 

@@ -114,7 +114,7 @@ enum MHD_Result api_host_iocost(struct http_request *req)
 		free(c.points);
 		return reply;
 	}
-	rc = query_scan(req->srv, st, qr.lv, h.id, qr.from, qr.to, io_row, &c);
+	rc = query_scan(req->srv, st, qr.lv, h.id, qr.from, qr.to, false, io_row, &c);
 	store_pool_put(req->srv->readers, st);
 	query_host_free(&h);
 	doc = cJSON_CreateObject();

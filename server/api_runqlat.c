@@ -172,7 +172,8 @@ enum MHD_Result api_host_runqlat(struct http_request *req)
 		free(want);
 		return reply;
 	}
-	rc = query_scan(req->srv, st, qr.lv, h.id, qr.from, qr.to, host_row, &c);
+	/* the whole host (or one scheduler's part) is in host_hist: leave the per-cgroup blobs unread */
+	rc = query_scan(req->srv, st, qr.lv, h.id, qr.from, qr.to, !c.want, host_row, &c);
 	store_pool_put(req->srv->readers, st);
 	query_host_free(&h);
 	doc = range_doc(&qr);
@@ -338,7 +339,7 @@ enum MHD_Result api_fleet_runqlat(struct http_request *req)
 		}
 	}
 	if (rc == 0 && lo < qr.to)
-		rc = st->ops->scan(st, STORE_RAW, -1, lo, qr.to, fleet_host_row, &c);
+		rc = st->ops->scan_hist(st, STORE_RAW, -1, lo, qr.to, fleet_host_row, &c);
 	if (rc == 0)
 		rc = st->ops->hosts(st, NULL, count_hosts, &c);
 	store_pool_put(req->srv->readers, st);

@@ -98,7 +98,7 @@ long query_point(const struct query_range *qr, int64_t t)
 }
 
 int query_scan(struct server *srv, struct store *st, enum store_level lv, int64_t host, int64_t from, int64_t to,
-	       store_row_fn fn, void *arg)
+	       bool hist_only, store_row_fn fn, void *arg)
 {
 	int64_t lo = from;
 
@@ -113,7 +113,7 @@ int query_scan(struct server *srv, struct store *st, enum store_level lv, int64_
 				hi = mark;
 		}
 		if (hi > lo) {
-			rc = st->ops->scan(st, l, host, lo, hi, fn, arg);
+			rc = (hist_only ? st->ops->scan_hist : st->ops->scan)(st, l, host, lo, hi, fn, arg);
 			if (rc)
 				return rc;
 			lo = hi;

@@ -24,9 +24,10 @@ int query_range_parse(struct http_request *req, struct query_range *qr, enum MHD
 /* Parses ?from&to alone (default: the last hour); returns 0, or -1 with a 400 queued. */
 int query_from_to(struct http_request *req, int64_t *from, int64_t *to, enum MHD_Result *reply);
 /* Rows of host (all hosts when < 0) starting in [from, to) at level lv, with
- * finer levels filling in after the rollup marks. */
+ * finer levels filling in after the rollup marks; with hist_only the rows
+ * carry only host_hist (store scan_hist). */
 int query_scan(struct server *srv, struct store *st, enum store_level lv, int64_t host, int64_t from, int64_t to,
-	       store_row_fn fn, void *arg);
+	       bool hist_only, store_row_fn fn, void *arg);
 /* Looks up host req->args[0] into *h (own copies of its strings; free with
  * query_host_free); returns 0, or -1 with 404 queued. */
 int query_host(struct http_request *req, struct store *st, struct store_host *h, enum MHD_Result *reply);

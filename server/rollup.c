@@ -259,7 +259,7 @@ static int fleet_row(void *arg, const struct store_row *r)
 static int fleet_recompute(struct rollup *ru, enum store_level lv, int64_t t)
 {
 	struct fleet f = { 0 };
-	int rc = ru->st->ops->scan(ru->st, lv, -1, t, t + width(lv), fleet_row, &f);
+	int rc = ru->st->ops->scan_hist(ru->st, lv, -1, t, t + width(lv), fleet_row, &f);
 
 	if (rc == 0)
 		rc = fleet_write(ru, lv, t, &f);

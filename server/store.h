@@ -78,6 +78,11 @@ struct store_ops {
 	/* Rows of a level starting in [from, to) for one host (by time) or all (host_id < 0). */
 	int (*scan)(struct store *st, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
 		    void *arg);
+	/* Like scan, but the rows carry only host_hist (series and iocost NULL):
+	 * whole-host and fleet readers never move the per-cgroup blobs, which
+	 * are most of a row's bytes (and, on PostgreSQL, of what crosses libpq). */
+	int (*scan_hist)(struct store *st, enum store_level lv, int64_t host_id, int64_t from, int64_t to,
+			 store_row_fn fn, void *arg);
 	/* The host's latest raw row. */
 	int (*latest)(struct store *st, int64_t host_id, store_row_fn fn, void *arg);
 	/* Hosts with rows of level lv starting in [from, to): fn(arg, host_id, 0). */

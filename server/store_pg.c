@@ -29,6 +29,10 @@
 #define LATE_SLACK_MS 30000LL
 
 #define ROW_COLS "host_id, t, sched_group, kernel, host_hist, series, iocost"
+/* The same columns with the per-cgroup blobs left out (scan_hist); raw rows add end_ms. */
+#define ROW_COLS_H "host_id, t, sched_group, kernel, host_hist, NULL::bytea, NULL::bytea"
+#define RAW_COLS "host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms"
+#define RAW_COLS_H "host_id, start_ms, sched_group, kernel, host_hist, NULL::bytea, NULL::bytea, end_ms"
 #define HOST_COLS                                                                                                  \
 	"id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, sched_ops, agent_version, " \
 	"first_seen_ms, last_start_ms, last_end_ms"
@@ -67,17 +71,23 @@ static const char *const sql[PQ_COUNT] = {
 	[PQ_HOSTS_ONE] = "SELECT " HOST_COLS " FROM hosts WHERE machine_id = $1::text",
 	[PQ_REPORTS] = "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
 		       "AND start_ms < $3::bigint ORDER BY seq",
-	[PQ_SCAN_RAW_HOST] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms "
-			     "FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint AND start_ms < $3::bigint "
-			     "ORDER BY start_ms",
-	[PQ_SCAN_RAW_ALL] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms "
-			    "FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
+	[PQ_SCAN_RAW_HOST] = "SELECT " RAW_COLS " FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
+			     "AND start_ms < $3::bigint ORDER BY start_ms",
+	[PQ_SCAN_RAW_ALL] = "SELECT " RAW_COLS " FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
 			    "ORDER BY host_id, start_ms",
 	[PQ_SCAN_ROLL_HOST] = "SELECT " ROW_COLS " FROM rollups WHERE level = $1::bigint AND host_id = $2::bigint "
 			      "AND t >= $3::bigint AND t < $4::bigint ORDER BY t",
 	[PQ_SCAN_ROLL_ALL] = "SELECT " ROW_COLS " FROM rollups WHERE level = $1::bigint AND t >= $2::bigint "
 			     "AND t < $3::bigint ORDER BY host_id, t",
-	[PQ_LATEST] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms FROM reports "
+	[PQ_SCAN_RAW_HOST_H] = "SELECT " RAW_COLS_H " FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
+			       "AND start_ms < $3::bigint ORDER BY start_ms",
+	[PQ_SCAN_RAW_ALL_H] = "SELECT " RAW_COLS_H " FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
+			      "ORDER BY host_id, start_ms",
+	[PQ_SCAN_ROLL_HOST_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = $1::bigint AND host_id = $2::bigint "
+				"AND t >= $3::bigint AND t < $4::bigint ORDER BY t",
+	[PQ_SCAN_ROLL_ALL_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = $1::bigint AND t >= $2::bigint "
+			       "AND t < $3::bigint ORDER BY host_id, t",
+	[PQ_LATEST] = "SELECT " RAW_COLS " FROM reports "
 		      "WHERE host_id = $1::bigint ORDER BY start_ms DESC LIMIT 1",
 	[PQ_HOSTS_IN_RAW] = "SELECT DISTINCT host_id FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
 			    "ORDER BY host_id",
@@ -114,9 +124,10 @@ static const char *const sql[PQ_COUNT] = {
 static const char *const names[PQ_COUNT] = {
 	"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11",
 	"p12", "p13", "p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23",
+	"p24", "p25", "p26", "p27",
 };
 
-_Static_assert(PQ_COUNT == 24, "one name per statement");
+_Static_assert(PQ_COUNT == 28, "one name per statement");
 
 const char *pq_name(enum pq_stmt which)
 {
@@ -476,6 +487,7 @@ static const struct store_ops pq_ops = {
 	.hosts = pq_hosts,
 	.reports = pq_reports,
 	.scan = pq_scan,
+	.scan_hist = pq_scan_hist,
 	.latest = pq_latest,
 	.hosts_in = pq_hosts_in,
 	.fleet_scan = pq_fleet_scan,

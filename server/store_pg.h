@@ -11,7 +11,7 @@
 enum pq_stmt {
 	PQ_HOST_REPORT, PQ_DUP_CHECK,
 	PQ_HOSTS_ALL, PQ_HOSTS_ONE, PQ_REPORTS, PQ_SCAN_RAW_HOST, PQ_SCAN_RAW_ALL, PQ_SCAN_ROLL_HOST,
-	PQ_SCAN_ROLL_ALL, PQ_LATEST, PQ_HOSTS_IN_RAW, PQ_HOSTS_IN_ROLL, PQ_FLEET_SCAN,
+	PQ_SCAN_ROLL_ALL, PQ_SCAN_RAW_HOST_H, PQ_SCAN_RAW_ALL_H, PQ_SCAN_ROLL_HOST_H, PQ_SCAN_ROLL_ALL_H, PQ_LATEST, PQ_HOSTS_IN_RAW, PQ_HOSTS_IN_ROLL, PQ_FLEET_SCAN,
 	PQ_ROLLUP_PUT, PQ_FLEET_PUT, PQ_FLEET_DEL, PQ_DIRTY_TAKE,
 	PQ_EXPIRE_RAW, PQ_EXPIRE_ROLL, PQ_EXPIRE_FLEET, PQ_META_GET, PQ_META_PUT, PQ_SIZE, PQ_TRY_LOCK,
 	PQ_COUNT
@@ -32,6 +32,8 @@ int pq_hosts(struct store *base, const char *machine_id, store_host_fn fn, void 
 int pq_reports(struct store *base, int64_t host_id, int64_t from, int64_t to, store_report_fn fn, void *arg);
 int pq_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
 	    void *arg);
+int pq_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
+		 void *arg);
 int pq_latest(struct store *base, int64_t host_id, store_row_fn fn, void *arg);
 int pq_hosts_in(struct store *base, enum store_level lv, int64_t from, int64_t to, store_id_fn fn, void *arg);
 int pq_fleet_scan(struct store *base, enum store_level lv, const char *dim, int64_t from, int64_t to,

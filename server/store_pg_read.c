@@ -99,24 +99,38 @@ static int walk_rows(PGresult *r, int64_t width, store_row_fn fn, void *arg)
 	return stop;
 }
 
-int pq_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
-	    void *arg)
+/* scan and scan_hist: the same query, with or without the per-cgroup blobs. */
+static int scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, bool hist_only,
+		store_row_fn fn, void *arg)
 {
+	static const enum pq_stmt stmts[2][2][2] = {
+		/* [hist_only][rollup][all hosts] */
+		{ { PQ_SCAN_RAW_HOST, PQ_SCAN_RAW_ALL }, { PQ_SCAN_ROLL_HOST, PQ_SCAN_ROLL_ALL } },
+		{ { PQ_SCAN_RAW_HOST_H, PQ_SCAN_RAW_ALL_H }, { PQ_SCAN_ROLL_HOST_H, PQ_SCAN_ROLL_ALL_H } },
+	};
 	struct pg_params p = { 0 };
-	enum pq_stmt which;
+	enum pq_stmt which = stmts[hist_only][lv != STORE_RAW][host_id < 0];
 
-	if (lv == STORE_RAW) {
-		which = host_id >= 0 ? PQ_SCAN_RAW_HOST : PQ_SCAN_RAW_ALL;
-	} else {
-		which = host_id >= 0 ? PQ_SCAN_ROLL_HOST : PQ_SCAN_ROLL_ALL;
+	if (lv != STORE_RAW)
 		pg_p_int(&p, lv);
-	}
 	if (host_id >= 0)
 		pg_p_int(&p, host_id);
 	pg_p_int(&p, from);
 	pg_p_int(&p, to);
 	return walk_rows(query(base, which, &p), lv == STORE_RAW ? 0 : lv == STORE_MINUTE ? STORE_MINUTE_MS : STORE_HOUR_MS,
 			 fn, arg);
+}
+
+int pq_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
+	    void *arg)
+{
+	return scan(base, lv, host_id, from, to, false, fn, arg);
+}
+
+int pq_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
+		 void *arg)
+{
+	return scan(base, lv, host_id, from, to, true, fn, arg);
 }
 
 int pq_latest(struct store *base, int64_t host_id, store_row_fn fn, void *arg)

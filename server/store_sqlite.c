@@ -13,6 +13,10 @@
 #include <string.h>
 
 #define ROW_COLS "host_id, t, sched_group, kernel, host_hist, series, iocost"
+/* The same columns with the per-cgroup blobs left out (scan_hist); raw rows add end_ms. */
+#define ROW_COLS_H "host_id, t, sched_group, kernel, host_hist, NULL, NULL"
+#define RAW_COLS "host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms"
+#define RAW_COLS_H "host_id, start_ms, sched_group, kernel, host_hist, NULL, NULL, end_ms"
 
 static const char *const sql[SQ_COUNT] = {
 	[SQ_BEGIN] = "BEGIN IMMEDIATE",
@@ -42,14 +46,19 @@ static const char *const sql[SQ_COUNT] = {
 			 "WHERE machine_id = ?",
 	[SQ_REPORTS] = "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
 		       "ORDER BY seq",
-	[SQ_SCAN_RAW_HOST] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms "
-			     "FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms",
-	[SQ_SCAN_RAW_ALL] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms "
-			    "FROM reports WHERE start_ms >= ? AND start_ms < ?",
+	[SQ_SCAN_RAW_HOST] = "SELECT " RAW_COLS " FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
+			     "ORDER BY start_ms",
+	[SQ_SCAN_RAW_ALL] = "SELECT " RAW_COLS " FROM reports WHERE start_ms >= ? AND start_ms < ?",
 	[SQ_SCAN_ROLL_HOST] = "SELECT " ROW_COLS " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? AND t < ? "
 			      "ORDER BY t",
 	[SQ_SCAN_ROLL_ALL] = "SELECT " ROW_COLS " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
-	[SQ_LATEST] = "SELECT host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms FROM reports "
+	[SQ_SCAN_RAW_HOST_H] = "SELECT " RAW_COLS_H " FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
+			       "ORDER BY start_ms",
+	[SQ_SCAN_RAW_ALL_H] = "SELECT " RAW_COLS_H " FROM reports WHERE start_ms >= ? AND start_ms < ?",
+	[SQ_SCAN_ROLL_HOST_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? "
+				"AND t < ? ORDER BY t",
+	[SQ_SCAN_ROLL_ALL_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
+	[SQ_LATEST] = "SELECT " RAW_COLS " FROM reports "
 		      "WHERE host_id = ? ORDER BY start_ms DESC LIMIT 1",
 	[SQ_HOSTS_IN_RAW] = "SELECT DISTINCT host_id FROM reports WHERE start_ms >= ? AND start_ms < ?",
 	[SQ_HOSTS_IN_ROLL] = "SELECT DISTINCT host_id FROM rollups WHERE level = ? AND t >= ? AND t < ?",
@@ -419,6 +428,7 @@ static const struct store_ops sq_ops = {
 	.hosts = sq_hosts,
 	.reports = sq_reports,
 	.scan = sq_scan,
+	.scan_hist = sq_scan_hist,
 	.latest = sq_latest,
 	.hosts_in = sq_hosts_in,
 	.fleet_scan = sq_fleet_scan,

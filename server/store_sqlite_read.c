@@ -104,24 +104,38 @@ static int walk_rows(sqlite3_stmt *st, int64_t width, store_row_fn fn, void *arg
 	return finish(st, rc);
 }
 
-int sq_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
-	    void *arg)
+/* scan and scan_hist: the same query, with or without the per-cgroup blobs. */
+static int scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, bool hist_only,
+		store_row_fn fn, void *arg)
 {
+	static const enum sq_stmt which[2][2][2] = {
+		/* [hist_only][rollup][all hosts] */
+		{ { SQ_SCAN_RAW_HOST, SQ_SCAN_RAW_ALL }, { SQ_SCAN_ROLL_HOST, SQ_SCAN_ROLL_ALL } },
+		{ { SQ_SCAN_RAW_HOST_H, SQ_SCAN_RAW_ALL_H }, { SQ_SCAN_ROLL_HOST_H, SQ_SCAN_ROLL_ALL_H } },
+	};
 	struct sq_store *s = (struct sq_store *)base;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = sq_stmt(s, which[hist_only][lv != STORE_RAW][host_id < 0]);
 	int i = 1;
 
-	if (lv == STORE_RAW) {
-		st = sq_stmt(s, host_id >= 0 ? SQ_SCAN_RAW_HOST : SQ_SCAN_RAW_ALL);
-	} else {
-		st = sq_stmt(s, host_id >= 0 ? SQ_SCAN_ROLL_HOST : SQ_SCAN_ROLL_ALL);
+	if (lv != STORE_RAW)
 		sqlite3_bind_int(st, i++, lv);
-	}
 	if (host_id >= 0)
 		sqlite3_bind_int64(st, i++, host_id);
 	sqlite3_bind_int64(st, i++, from);
 	sqlite3_bind_int64(st, i++, to);
 	return walk_rows(st, lv == STORE_RAW ? 0 : lv == STORE_MINUTE ? STORE_MINUTE_MS : STORE_HOUR_MS, fn, arg);
+}
+
+int sq_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
+	    void *arg)
+{
+	return scan(base, lv, host_id, from, to, false, fn, arg);
+}
+
+int sq_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
+		 void *arg)
+{
+	return scan(base, lv, host_id, from, to, true, fn, arg);
 }
 
 int sq_latest(struct store *base, int64_t host_id, store_row_fn fn, void *arg)
