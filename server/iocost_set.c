@@ -97,7 +97,8 @@ int io_set_add_blob(struct io_set *s, const void *p, size_t len)
 		}
 		for (int f = 0; f < IO_FIELDS; f++) {
 			r->n[f] += blob_get_u64(&rd);
-			r->sum[f] += blob_get_i64(&rd);
+			/* wrapping, not signed overflow: a corrupt row must not be undefined behaviour */
+			r->sum[f] = (int64_t)((uint64_t)r->sum[f] + (uint64_t)blob_get_i64(&rd));
 		}
 	}
 	free(scratch);

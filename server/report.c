@@ -383,7 +383,10 @@ static int add_io(struct parse *ps, struct io_row *r, int f, const cJSON *o, con
 								      INT64_MAX / 4, &v, &has))
 		return -1;
 	if (has) {
-		r->sum[f] += v;
+		/* rows repeating one (dev, cgroup) are summed: refuse sums past int64 */
+		if (__builtin_add_overflow(r->sum[f], v, &r->sum[f]))
+			return fail(ps, 400, "%s%s: repeated rows for one cgroup and disk add up past the limit", path,
+				    name);
 		r->n[f]++;
 	}
 	return 0;

@@ -6,6 +6,8 @@
 # round, the rounds alternate ABAB (3 each), and the figure is the median
 # of the round medians; the ratio is candidate over baseline, < 1 is faster.
 # The PostgreSQL is a throwaway one from tests/pg/pg-start.sh.
+# GET_PATH times another read instead (e.g. the fleet query:
+# GET_PATH='/api/v1/fleet/runqlat?group_by=sched_ext').
 # Usage: tests/bench/hosts_list.sh BASELINE_SERVER CANDIDATE_SERVER [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,6 +37,7 @@ start() { # BINARY DB: starts it, sets url
 }
 
 stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
+get_path=${GET_PATH:-/api/v1/hosts}
 median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 # DB: fills it (1,000 hosts, 3 reports each), prints "baseline_ms candidate_ms"
@@ -45,10 +48,10 @@ measure() {
 	stop
 	for _ in 1 2 3; do
 		start "$base" "$db"
-		a+=("$("$loadgen" --url "$url" --get /api/v1/hosts --repeat 20 | sed -n 's/.*median=\([0-9.]*\).*/\1/p')")
+		a+=("$("$loadgen" --url "$url" --get "$get_path" --repeat 20 | sed -n 's/.*median=\([0-9.]*\).*/\1/p')")
 		stop
 		start "$cand" "$db"
-		b+=("$("$loadgen" --url "$url" --get /api/v1/hosts --repeat 20 | sed -n 's/.*median=\([0-9.]*\).*/\1/p')")
+		b+=("$("$loadgen" --url "$url" --get "$get_path" --repeat 20 | sed -n 's/.*median=\([0-9.]*\).*/\1/p')")
 		stop
 	done
 	echo "  rounds: baseline ${a[*]}; candidate ${b[*]} (fill: $(cat "$work/fill"))" >&2
@@ -57,6 +60,7 @@ measure() {
 
 pg=$("$top/tests/pg/pg-start.sh" "$work/pg.state")
 psql -qAtX "$pg" -c "CREATE DATABASE hosts_bench" >/dev/null
+echo "GET $get_path"
 printf '%-12s %12s %13s %7s\n' backend baseline_ms candidate_ms ratio
 for row in "sqlite:$work/bench.db" "postgresql:${pg%/*}/hosts_bench"; do
 	set -- $(measure "${row#*:}")

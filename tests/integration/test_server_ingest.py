@@ -104,6 +104,10 @@ class Ingest(unittest.TestCase):
         raw = json.dumps(good).encode().replace(b'"hostname": "good"', b'"hostname": "go\xffod\xc0\xaf"')
         self.assertIn(b"\xff", raw)
         cases.append(("not UTF-8", raw, 400, "UTF-8"))
+        # repeated rows of one cgroup and disk are summed: a sum past int64 is refused, not wrapped
+        rep = json.loads(json.dumps(good))
+        rep["iocost"]["cgroups"] = [{"path": "/x", "dev": "8:0", "wait_us": 9 * 10**15}] * 1100
+        cases.append(("iocost sum overflow", rep, 400, "add up past the limit"))
         with Server("--open-ingest") as s:
             for name, rep, status, needle in cases:
                 with self.subTest(name):
