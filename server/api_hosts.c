@@ -139,24 +139,25 @@ struct list_ctx {
 	int64_t now;
 	cJSON *hosts;
 	struct recent recent;
+	struct ssd_match_cache models; /* each SSD model looked up once per request */
 };
 
 /* The stored disks with the SSD database's verdict on each one's io.cost
  * configuration ("recommendation", issue 7) when that database is there. */
-static cJSON *disks_annotated(struct server *srv, const char *disks_json)
+static cJSON *disks_annotated(struct server *srv, const char *disks_json, struct ssd_match_cache *cache)
 {
 	cJSON *all = disks_json ? cJSON_Parse(disks_json) : NULL;
 
 	if (!all)
 		return cJSON_CreateArray();
-	if (srv->ssd_store && ssd_match_annotate_disks(srv->ssd_store, all) < 0)
+	if (srv->ssd_store && ssd_match_annotate_disks(srv->ssd_store, all, cache) < 0)
 		log_warn("hosts: SSD recommendations unavailable");
 	return all;
 }
 
-static cJSON *disks_summary(struct server *srv, const char *disks_json)
+static cJSON *disks_summary(struct server *srv, const char *disks_json, struct ssd_match_cache *cache)
 {
-	cJSON *all = disks_annotated(srv, disks_json), *out = cJSON_CreateArray(), *d;
+	cJSON *all = disks_annotated(srv, disks_json, cache), *out = cJSON_CreateArray(), *d;
 
 	cJSON_ArrayForEach(d, all) {
 		cJSON *s = cJSON_CreateObject(), *ioc = cJSON_GetObjectItemCaseSensitive(d, "iocost");
@@ -209,7 +210,7 @@ static int list_host(void *arg, const struct store_host *h)
 	} else {
 		cJSON_AddNullToObject(o, "runqlat");
 	}
-	cJSON_AddItemToObject(o, "disks", disks_summary(c->srv, h->disks_json));
+	cJSON_AddItemToObject(o, "disks", disks_summary(c->srv, h->disks_json, &c->models));
 	return 0;
 }
 
@@ -233,6 +234,7 @@ enum MHD_Result api_hosts_list(struct http_request *req)
 		rc = st->ops->hosts(st, NULL, list_host, &c);
 	store_pool_put(req->srv->readers, st);
 	recent_free(&c.recent);
+	ssd_match_cache_free(&c.models);
 	if (rc) {
 		cJSON_Delete(doc);
 		return http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "database error");
@@ -336,7 +338,7 @@ enum MHD_Result api_host_get(struct http_request *req)
 	cJSON_AddNumberToObject(doc, "last_seen_ms", (double)h.last_end_ms);
 	cJSON_AddBoolToObject(doc, "stale", host_stale(&h, now));
 	add_str_or_null(doc, "agent_version", h.agent_version);
-	arr = disks_annotated(req->srv, h.disks_json);
+	arr = disks_annotated(req->srv, h.disks_json, NULL);
 	cJSON_ArrayForEach(v, arr)
 		disk_normalise(v);
 	cJSON_AddItemToObject(doc, "disks", arr);

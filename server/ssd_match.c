@@ -67,13 +67,73 @@ static int trim_copy(const char *s, char *out, size_t cap)
 	return 0;
 }
 
-int ssd_match_disk(struct ssd_store *st, const char *model, const char *fwrev, const struct ssd_iocost_current *cur,
-		   struct ssd_match *out)
+/* One cached lookup: the trimmed model and firmware, and what they gave. */
+struct ssd_match_cached {
+	char name[SSD_MODEL_MAX + 1], fw[SSD_FWREV_MAX + 1];
+	struct ssd_recommendation rec;
+};
+
+/* Enough for any fleet's distinct models; past it lookups go uncached. */
+#define SSD_MATCH_CACHE_MAX 1024
+
+/* The recommendation for name (trimmed, valid) at firmware fw ("" for any) into rec. */
+static int lookup(struct ssd_store *st, const char *name, const char *fw, struct ssd_recommendation *rec)
 {
-	char name[SSD_MODEL_MAX + 1], fw[SSD_FWREV_MAX + 1] = "", id[SSD_MODEL_MAX + 1];
-	const struct ssd_rec_solution *sol;
+	char id[SSD_MODEL_MAX + 1];
 	struct ssd_result *res = NULL;
 	size_t n = 0, k = 0;
+	int rc;
+
+	ssd_model_id(name, id);
+	rc = st->ops->model_results(st, id, &res, &n);
+	if (rc < 0)
+		return rc;
+	/* Prefer this firmware's results when there are any: firmware changes performance. */
+	for (size_t i = 0; *fw && i < n; i++)
+		if (strcmp(res[i].fwrev, fw) == 0)
+			res[k++] = res[i];
+	ssd_recommend(res, k ? k : n, rec);
+	free(res);
+	return 0;
+}
+
+/* lookup through cache (NULL: none). */
+static int lookup_cached(struct ssd_store *st, struct ssd_match_cache *cache, const char *name, const char *fw,
+			 struct ssd_recommendation *rec)
+{
+	struct ssd_match_cached *e;
+	int rc;
+
+	for (size_t i = 0; cache && i < cache->n; i++) {
+		if (strcmp(cache->v[i].name, name) == 0 && strcmp(cache->v[i].fw, fw) == 0) {
+			*rec = cache->v[i].rec;
+			return 0;
+		}
+	}
+	rc = lookup(st, name, fw, rec);
+	if (rc < 0 || !cache || cache->n == SSD_MATCH_CACHE_MAX)
+		return rc;
+	if (cache->n == cache->cap) {
+		size_t cap = cache->cap ? cache->cap * 2 : 8;
+
+		e = realloc(cache->v, cap * sizeof(*e));
+		if (!e)
+			return 0; /* uncached is still right */
+		cache->v = e;
+		cache->cap = cap;
+	}
+	e = &cache->v[cache->n++];
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	snprintf(e->fw, sizeof(e->fw), "%s", fw);
+	e->rec = *rec;
+	return 0;
+}
+
+int ssd_match_disk_cached(struct ssd_store *st, struct ssd_match_cache *cache, const char *model, const char *fwrev,
+			  const struct ssd_iocost_current *cur, struct ssd_match *out)
+{
+	char name[SSD_MODEL_MAX + 1], fw[SSD_FWREV_MAX + 1] = "";
+	const struct ssd_rec_solution *sol;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -83,20 +143,25 @@ int ssd_match_disk(struct ssd_store *st, const char *model, const char *fwrev, c
 		return 0;
 	if (!*name || !ssd_name_ok(name))
 		return 0;
-	ssd_model_id(name, id);
-	rc = st->ops->model_results(st, id, &res, &n);
+	rc = lookup_cached(st, cache, name, fw, &out->rec);
 	if (rc < 0)
 		return rc;
-	/* Prefer this firmware's results when there are any: firmware changes performance. */
-	for (size_t i = 0; *fw && i < n; i++)
-		if (strcmp(res[i].fwrev, fw) == 0)
-			res[k++] = res[i];
-	ssd_recommend(res, k ? k : n, &out->rec);
 	out->state = ssd_match_config(&out->rec, cur, &sol);
 	if (sol)
 		snprintf(out->solution, sizeof(out->solution), "%s", sol->name);
-	free(res);
 	return 0;
+}
+
+int ssd_match_disk(struct ssd_store *st, const char *model, const char *fwrev, const struct ssd_iocost_current *cur,
+		   struct ssd_match *out)
+{
+	return ssd_match_disk_cached(st, NULL, model, fwrev, cur, out);
+}
+
+void ssd_match_cache_free(struct ssd_match_cache *cache)
+{
+	free(cache->v);
+	memset(cache, 0, sizeof(*cache));
 }
 
 static bool take_values(const cJSON *obj, const char *const keys[], double *out)
@@ -125,7 +190,7 @@ void ssd_match_current_from_json(const cJSON *disk, struct ssd_iocost_current *c
 	cur->has_qos = take_values(qos, ssd_qos_keys, cur->qos);
 }
 
-int ssd_match_annotate_disks(struct ssd_store *st, cJSON *disks)
+int ssd_match_annotate_disks(struct ssd_store *st, cJSON *disks, struct ssd_match_cache *cache)
 {
 	struct ssd_match *m = malloc(sizeof(*m));
 	cJSON *disk;
@@ -143,8 +208,8 @@ int ssd_match_annotate_disks(struct ssd_store *st, cJSON *disks)
 		if (!cJSON_IsObject(disk))
 			continue;
 		ssd_match_current_from_json(cJSON_IsObject(io) ? io : disk, &cur);
-		rc = ssd_match_disk(st, cJSON_IsString(name) ? name->valuestring : NULL,
-				    cJSON_IsString(fw) ? fw->valuestring : NULL, &cur, m);
+		rc = ssd_match_disk_cached(st, cache, cJSON_IsString(name) ? name->valuestring : NULL,
+					   cJSON_IsString(fw) ? fw->valuestring : NULL, &cur, m);
 		if (rc < 0)
 			break;
 		cJSON_DeleteItemFromObjectCaseSensitive(disk, "recommendation");

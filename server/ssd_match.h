@@ -26,6 +26,14 @@ struct ssd_match {
 	struct ssd_recommendation rec;            /* empty for no_data */
 };
 
+/* Recommendations already looked up, by model and firmware: a request that
+ * annotates many hosts' disks (the hosts list) asks the database once per
+ * model rather than once per disk (a fleet has few SSD models). */
+struct ssd_match_cache {
+	struct ssd_match_cached *v;
+	size_t n, cap;
+};
+
 /* "in_use", "differs" or "no_data". */
 const char *ssd_match_state_name(enum ssd_match_state s);
 /* Compares cur with every solution of rec (within the rounding of the kernel's own
@@ -41,10 +49,15 @@ int ssd_match_disk(struct ssd_store *st, const char *model, const char *fwrev, c
  * the report's iocost.disks[] or the hosts API's disks[].iocost) into cur. */
 void ssd_match_current_from_json(const cJSON *disk, struct ssd_iocost_current *cur);
 
+/* ssd_match_disk through cache (NULL: no cache). */
+int ssd_match_disk_cached(struct ssd_store *st, struct ssd_match_cache *cache, const char *model, const char *fwrev,
+			  const struct ssd_iocost_current *cur, struct ssd_match *out);
 /* Adds "recommendation": "in_use"|"differs"|"no_data" to every object in the JSON array
  * disks (the hosts API's disk objects: "model" and "fwrev" strings, the io.cost state
- * in "iocost" {"enabled", "model", "qos"} or, as in reports, on the disk itself).
- * Returns 0 or -errno (disks untouched past the failing one). */
-int ssd_match_annotate_disks(struct ssd_store *st, cJSON *disks);
+ * in "iocost" {"enabled", "model", "qos"} or, as in reports, on the disk itself), looking
+ * models up through cache (NULL: none). Returns 0 or -errno (disks untouched past the failing one). */
+int ssd_match_annotate_disks(struct ssd_store *st, cJSON *disks, struct ssd_match_cache *cache);
+/* Frees what cache holds and empties it. */
+void ssd_match_cache_free(struct ssd_match_cache *cache);
 
 #endif /* SCHEDIO_SERVER_SSD_MATCH_H */

@@ -149,15 +149,24 @@ static void test_disk_lookup_through_the_store(void **state)
 			"{\"dev\":\"8:16\",\"model\":\"QEMU HARDDISK\",\"recommendation\":\"stale\"},"
 			"{\"dev\":\"8:32\"}, 7]");
 
-		assert_int_equal(ssd_match_annotate_disks(st, disks), 0);
-		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 0), "recommendation")->valuestring,
-				    "in_use");
-		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 1), "recommendation")->valuestring,
-				    "differs");
-		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 2), "recommendation")->valuestring,
-				    "no_data");
-		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 3), "recommendation")->valuestring,
-				    "no_data");
+		struct ssd_match_cache cache = { 0 };
+
+		/* without a cache, then twice through one (the second pass answered from it) */
+		for (int pass = 0; pass < 3; pass++) {
+			assert_int_equal(ssd_match_annotate_disks(st, disks, pass ? &cache : NULL), 0);
+			assert_string_equal(
+				cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 0), "recommendation")->valuestring, "in_use");
+			assert_string_equal(
+				cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 1), "recommendation")->valuestring, "differs");
+			assert_string_equal(
+				cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 2), "recommendation")->valuestring, "no_data");
+			assert_string_equal(
+				cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 3), "recommendation")->valuestring, "no_data");
+		}
+		/* one entry per (trimmed model, firmware) looked up: the padded and plain names are one model */
+		assert_int_equal(cache.n, 3);
+		ssd_match_cache_free(&cache);
+		assert_int_equal(cache.n, 0);
 		cJSON_Delete(disks);
 	}
 
