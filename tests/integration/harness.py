@@ -90,6 +90,17 @@ def run(args, timeout=120, **kw):
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
 
 
+def wait_for(pred, timeout=60, what="the rollup worker"):
+    """pred()'s first true value, polled every 0.5 s; AssertionError after timeout s."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.5)
+    raise AssertionError("timed out waiting for " + what)
+
+
 class Response:
     def __init__(self, status, headers, body):
         self.status = status

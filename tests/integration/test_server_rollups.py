@@ -2,25 +2,14 @@
 hours are merged by adding buckets (totals and percentiles equal the raw
 data), a report arriving after its minute was rolled up redoes that minute,
 and raw data past its retention is deleted while the rollups keep answering."""
-import time
 import unittest
 
-from harness import Server, main, query
+from harness import Server, main, query, wait_for
 from report_factory import body, merge, now_ms, quantile, report
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
 MIN = 60000
 HOUR = 3600000
-
-
-def wait_for(pred, timeout=40):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.5)
-    raise AssertionError("timed out waiting for the rollup worker")
 
 
 def rollup_rows(db, level):

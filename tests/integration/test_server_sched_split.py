@@ -11,10 +11,9 @@ Each part lies in its own bucket range, so a sample in the wrong group
 moves that group's percentiles out of its range."""
 import random
 import re
-import time
 import unittest
 
-from harness import Server, main, query
+from harness import Server, main, query, wait_for
 from report_factory import body, merge, now_ms, quantile
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -22,16 +21,6 @@ MIN = 60000
 HOUR = 3600000
 SCX = {"state": "enabled", "ops": "scx_fifo"}
 OFF = {"state": "disabled", "ops": None}
-
-
-def wait_for(pred, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.5)
-    raise AssertionError("timed out waiting for the rollup worker")
 
 
 def part(seed, lo, n=6):

@@ -20,6 +20,15 @@ wait_state() {
 agent_report() { # SECONDS OUTFILE: one report, whitespace squeezed out
 	schedio-agent --once --duration "$1" --stdout 2>agent_err.txt | tr -d ' \n\t' >"$2"
 }
+# Starts one agent interval of SECONDS into OUT (log in ERR, pid in $agent)
+# and returns once its runqlat programs are attached, 2 s into the interval.
+start_interval() { # SECONDS OUT ERR
+	schedio-agent --once --duration "$1" --stdout --disable iocost -v >"$2" 2>"$3" &
+	agent=$!
+	i=0
+	while ! grep -q 'runqlat: collecting' "$3" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 2
+}
 check_agent_sched_ext() { # STATE OPS
 	agent_report 1 agent_now.json
 	if ! grep -q '"schema":"schedio.report.v1"' agent_now.json; then
@@ -92,12 +101,7 @@ echo "== one interval, two schedulers: each sample goes to the scheduler that ra
 # host side checks runqlat.by_scheduler in report_split.json (and posts it
 # to a real server); PP_SPLIT_ROUNDS round trips per scheduler.
 if command -v schedio-agent >/dev/null; then
-	schedio-agent --once --duration "${SPLIT_SECONDS:-40}" --stdout --disable iocost -v \
-		>"$VM_OUT/report_split.json" 2>agent_split.txt &
-	agent=$!
-	i=0
-	while ! grep -q 'runqlat: collecting' agent_split.txt && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-	sleep 2
+	start_interval "${SPLIT_SECONDS:-40}" "$VM_OUT/report_split.json" agent_split.txt
 	for s in fifo llc; do
 		extra=
 		[ $s = llc ] && extra="--domains 0/1"
@@ -129,12 +133,7 @@ echo "== partial mode: only SCHED_EXT tasks are the scheduler's"
 # as SCHED_EXT (the scheduler's) and once as a normal task (EEVDF's). The
 # host side checks report_partial.json.
 if command -v schedio-agent >/dev/null; then
-	schedio-agent --once --duration "${PARTIAL_SECONDS:-25}" --stdout --disable iocost -v \
-		>"$VM_OUT/report_partial.json" 2>agent_partial.txt &
-	agent=$!
-	i=0
-	while ! grep -q 'runqlat: collecting' agent_partial.txt && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-	sleep 2
+	start_interval "${PARTIAL_SECONDS:-25}" "$VM_OUT/report_partial.json" agent_partial.txt
 	schedio scx run fifo --partial --interval 3600 >partial.log 2>&1 &
 	pid=$!
 	if wait_state enabled 300; then
