@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -56,6 +57,24 @@ static int body_append(struct http_request *req, const char *data, size_t len)
 	return 0;
 }
 
+/* Runs the route handler unless the server is draining. The count goes up
+ * before the flag is read, so http_drain, which sets the flag and then waits
+ * for a zero count, never returns while a handler can still reach the stores.
+ * A request resumed after its report was committed still gets its answer. */
+static enum MHD_Result dispatch(struct http_request *req)
+{
+	struct server *srv = req->srv;
+	enum MHD_Result ret;
+
+	atomic_fetch_add(&srv->in_handler, 1);
+	if (atomic_load(&srv->draining) && !req->state)
+		ret = http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is shutting down; retry later");
+	else
+		ret = route_dispatch(req);
+	atomic_fetch_sub(&srv->in_handler, 1);
+	return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 				  const char *version, const char *upload_data, size_t *upload_data_size,
 				  void **con_cls)
@@ -94,7 +113,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!req->body)
 			return MHD_NO;
 	}
-	return route_dispatch(req);
+	return dispatch(req);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
@@ -148,10 +167,23 @@ int http_start(struct server *srv)
 	return 0;
 }
 
+void http_drain(struct server *srv)
+{
+	const struct timespec tick = { .tv_nsec = 1000000 };
+
+	/* Not MHD_quiesce_daemon: with a thread pool on epoll it races the
+	 * workers removing the listen socket themselves and aborts (0.9.75). */
+	atomic_store(&srv->draining, true);
+	while (atomic_load(&srv->in_handler) > 0)
+		nanosleep(&tick, NULL);
+}
+
 void http_stop(struct server *srv)
 {
-	if (srv->mhd)
-		MHD_stop_daemon(srv->mhd);
+	if (srv->mhd) {
+		MHD_stop_daemon(srv->mhd); /* closes the listen socket too */
+		srv->listen_fd = -1;
+	}
 	srv->mhd = NULL;
 }
 

@@ -31,6 +31,8 @@ struct http_request {
 
 /* Starts the HTTP daemon on srv->listen_fd; returns 0 or -1 with a message on stderr. */
 int http_start(struct server *srv);
+/* Answers new requests 503 and waits until no handler runs (before the stores stop). */
+void http_drain(struct server *srv);
 /* Stops the daemon, waiting for requests in flight. */
 void http_stop(struct server *srv);
 

@@ -384,9 +384,10 @@ static int serve(int argc, char **argv)
 	fflush(stdout);
 	sigwait(&sigs, &sig);
 	log_info("signal %d: shutting down", sig);
-	/* No new connections; reports in flight are committed and answered
-	 * before the HTTP threads stop (suspended connections must be resumed first). */
-	MHD_quiesce_daemon(srv.mhd);
+	/* New requests are answered 503 and no handler runs past this point;
+	 * reports in flight are committed and answered before the HTTP threads
+	 * stop (suspended connections must be resumed first). */
+	http_drain(&srv);
 	/* The rollup worker fences the ingest writer: it stops first. */
 	rollup_free(srv.rollup);
 	srv.rollup = NULL;

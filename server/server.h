@@ -5,6 +5,7 @@
 #define SCHEDIO_SERVER_H
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sqlite3.h>
@@ -43,7 +44,9 @@ struct server {
 	struct token_store *tokens; /* the tokens, in the same backend (token_store.h) */
 	char web_dir[PATH_MAX];     /* empty when no dashboard was found */
 	struct MHD_Daemon *mhd;
-	int listen_fd;
+	int listen_fd;              /* owned by mhd once it started (closed with it) */
+	atomic_bool draining;       /* shutting down: new requests get 503 (http_drain) */
+	atomic_int in_handler;      /* requests inside a route handler right now */
 	unsigned short port;        /* the port actually bound (for :0) */
 	struct stats stats;         /* ingest counters for /metrics */
 	struct ingest *ingest;      /* the report writer (server/ingest.c) */

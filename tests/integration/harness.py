@@ -217,7 +217,8 @@ class Server:
         self.stderr.close()
         self.proc = None
         if check and sig == signal.SIGTERM and rc != 0:
-            raise AssertionError(f"server exited {rc}: " + open(self.stderr_path).read()[-3000:])
+            with open(self.stderr_path) as f:
+                raise AssertionError(f"server exited {rc}: " + f.read()[-3000:])
         return rc
 
     def cleanup(self):
