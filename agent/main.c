@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +24,8 @@
 #include "agent/daemon.h"
 #include "agent/push.h"
 #include "agent/report.h"
+#include "agent/sched_ext.h"
+#include "agent/sched_ext_watch.h"
 #include "agent/seq.h"
 #include "common/cli.h"
 #include "common/fsutil.h"
@@ -291,6 +294,16 @@ out:
 	return rc;
 }
 
+/* True when this kernel has sched_ext and a collector that follows it is on. */
+static bool sched_ext_wanted(const struct agent_options *opt)
+{
+	struct stat sb;
+
+	if (stat(SCHED_EXT_ROOT, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return false;
+	return !collector_listed(opt->disable, "sched_ext") || !collector_listed(opt->disable, "runqlat");
+}
+
 int main(int argc, char **argv)
 {
 	struct agent_config cfg;
@@ -342,6 +355,15 @@ int main(int argc, char **argv)
 	 * on free rather than kept in the heap, so the collectors' BPF loads, one
 	 * after another, do not stack up in the peak resident size. */
 	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+	opt.sched_watch = NULL;
+	if (sched_ext_wanted(&opt) && (e = sched_ext_watch_sysfs(&opt.sched_watch, SCHED_EXT_ROOT)) < 0) {
+		fprintf(stderr, "%s: cannot follow the sched_ext state: %s\n", prog, strerror(-e));
+		goto out;
+	}
+	if (opt.sched_watch)
+		log_info("sched_ext: followed %s", sched_ext_watch_on_uevents(opt.sched_watch)
+							 ? "on kernel uevents (and polled every second)"
+							 : "by polling every 100 ms");
 	if (report_open_collectors(&opt, states) < 0)
 		goto out;
 	/* Loading BPF programs parses the kernel's BTF: several MiB of heap, freed
@@ -354,6 +376,7 @@ int main(int argc, char **argv)
 		rc = daemon_run(&cfg, reload_config, states, &stop_signal, &hup_signal);
 	report_close_collectors(states);
 out:
+	sched_ext_watch_stop(opt.sched_watch);
 	curl_lib_release();
 	return rc;
 }

@@ -79,6 +79,7 @@ struct runqlat_probe {
 	uint64_t ext_class;
 	const char *sched_ext_root;
 	struct sched_ext_watch *watch; /* names the ext slots; NULL without the split */
+	bool own_watch;                /* started here (no shared watcher given) */
 	pthread_mutex_t slots_lock;
 	struct sched_slots slots; /* under slots_lock: the watch thread changes it */
 	struct runqlat_summary by_sched[1 + RUNQLAT_EXT_SLOTS];
@@ -241,18 +242,28 @@ static void sched_changed(void *arg, const char *state, const char *ops)
 }
 
 /* Names the first ext slot after what is loaded now and follows the changes. */
-static int split_start(struct runqlat_probe *rq, char *msg, size_t cap)
+static int split_start(struct runqlat_probe *rq, struct sched_ext_watch *shared, char *msg, size_t cap)
 {
 	struct sched_ext_state st;
-	int err;
+	int err = 0;
 
 	sched_ext_read(rq->sched_ext_root, &st);
 	sched_slots_init(&rq->slots, st.ops);
 	rq->skel->bss->ext_slot = 0;
-	err = sched_ext_watch_follow(&rq->watch, SCHED_EXT_WATCH_MS, sched_ext_read_into, (void *)rq->sched_ext_root,
-				     sched_changed, rq);
-	if (err)
+	rq->watch = shared;
+	if (!shared) {
+		err = sched_ext_watch_sysfs(&rq->watch, rq->sched_ext_root);
+		rq->own_watch = !err;
+	}
+	if (!err)
+		err = sched_ext_watch_follow(rq->watch, sched_changed, rq);
+	if (err) {
 		snprintf(msg, cap, "cannot start following the sched_ext state: %s", strerror(-err));
+		if (rq->own_watch)
+			sched_ext_watch_stop(rq->watch);
+		rq->watch = NULL;
+		rq->own_watch = false;
+	}
 	return err;
 }
 
@@ -318,7 +329,7 @@ int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, c
 	if (err)
 		goto fail;
 	if (rq->sched_slots > 1) {
-		err = split_start(rq, msg, cap);
+		err = split_start(rq, cfg->watch, msg, cap);
 		if (err)
 			goto fail;
 	}
@@ -640,7 +651,10 @@ void runqlat_close(struct runqlat_probe *rq)
 {
 	if (!rq)
 		return;
-	sched_ext_watch_stop(rq->watch); /* before the skeleton: it writes ext_slot */
+	if (rq->watch) /* before the skeleton: the follower writes ext_slot */
+		sched_ext_watch_unfollow(rq->watch, sched_changed, rq);
+	if (rq->own_watch)
+		sched_ext_watch_stop(rq->watch);
 	runqlat__destroy(rq->skel); /* closes the link fds: nothing stays attached */
 	cgroup_paths_free(&rq->paths);
 	free(rq->refs);
@@ -658,6 +672,7 @@ static int collector_open(const struct agent_options *opt, void **state)
 		/* test and benchmark knobs: exercise the fallback and the pid-hash variant */
 		.force_raw_tp = attach && !strcmp(attach, "raw_tp"),
 		.pid_hash = st && !strcmp(st, "pid_hash"),
+		.watch = opt->sched_watch,
 	};
 	struct runqlat_probe *rq;
 	char msg[512];

@@ -10,6 +10,8 @@
 
 #include "agent/collector.h"
 
+struct sched_ext_watch;
+
 struct runqlat_config {
 	unsigned cgroup_depth; /* cgroups deeper than this count in their ancestor */
 	unsigned max_cgroups;  /* histogram slots; 0 = RUNQLAT_MAX_CGROUPS */
@@ -18,6 +20,7 @@ struct runqlat_config {
 	const char *btf_path;  /* NULL = /sys/kernel/btf/vmlinux */
 	const char *mounts;    /* NULL = /proc/self/mounts (where to find cgroup2) */
 	const char *sched_ext_root; /* NULL = /sys/kernel/sched_ext */
+	struct sched_ext_watch *watch; /* its watcher, to follow (borrowed); NULL = start one */
 	const char *kallsyms;       /* NULL = /proc/kallsyms (where ext_sched_class is) */
 };
 

@@ -55,20 +55,22 @@ void sched_ext_read_into(void *root, char *state, size_t state_len, char *ops, s
 	snprintf(ops, ops_len, "%s", st.ops);
 }
 
-/* The state is the watcher (issue 9), NULL on kernels without sched_ext. */
+int sched_ext_watch_sysfs(struct sched_ext_watch **out, const char *root)
+{
+	const struct sched_ext_watch_cfg cfg = {
+		.period_ms = SCHED_EXT_WATCH_MS,
+		.uevent_period_ms = SCHED_EXT_UEVENT_WATCH_MS,
+		.read = sched_ext_read_into,
+		.arg = (void *)root,
+	};
+
+	return sched_ext_watch_start(out, &cfg);
+}
+
+/* The state is the agent's watcher (not ours to stop), NULL without sched_ext. */
 static int sched_ext_open(const struct agent_options *opt, void **state)
 {
-	struct sched_ext_watch *w = NULL;
-	struct stat sb;
-	int err;
-
-	*state = NULL;
-	if (stat(SCHED_EXT_ROOT, &sb) < 0)
-		return 0;
-	err = sched_ext_watch_start(&w, SCHED_EXT_WATCH_MS, sched_ext_read_into, (void *)SCHED_EXT_ROOT);
-	if (err)
-		return err;
-	*state = w;
+	*state = opt->sched_watch;
 	return 0;
 }
 
@@ -100,7 +102,7 @@ static int sched_ext_collect(void *state, cJSON *report)
 
 static void sched_ext_close(void *state)
 {
-	sched_ext_watch_stop(state);
+	(void)state; /* the agent stops the watcher after every collector closed */
 }
 
 const struct collector sched_ext_collector = {

@@ -1,7 +1,8 @@
 /* sched_slots.c - naming the sched_ext histograms (see sched_slots.h).
  *
- * sysfs is polled (every 100 ms), so a change is seen a little after it
- * happened. The rules make that lag harmless in the usual sequences:
+ * The watcher (sched_ext_watch.c) sees a change a little after it happened:
+ * at once on a kernel uevent, up to a poll period late without one. The
+ * rules make that lag harmless in the usual sequences:
  * - a scheduler appears while the current slot has no name: the slot takes
  *   its name. Nothing ran in the sched_ext class while none was loaded, so
  *   every sample in the slot is the new scheduler's, including those from
@@ -9,9 +10,10 @@
  * - the scheduler goes away: move to a fresh, unnamed slot. Every sample of
  *   the old one came before the poll that saw it gone, so it stays in its
  *   slot, and the fresh slot waits for the next scheduler's name;
- * - another scheduler replaces the current one between two polls: move to
- *   a fresh slot named after it; up to one poll period of the new
- *   scheduler's samples count under the old one (the only inexact case).
+ * - another scheduler replaces the current one unseen (no uevent for the
+ *   old one's removal, only a poll): move to a fresh slot named after it;
+ *   the new scheduler's samples before that count under the old one (the
+ *   only inexact case; with uevents the removal is seen first).
  * Slots are reused round-robin, so more than RUNQLAT_EXT_SLOTS - 1 changes
  * within one report interval merge the oldest slot into the newest.
  */

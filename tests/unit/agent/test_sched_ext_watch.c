@@ -1,7 +1,9 @@
 /* test_sched_ext_watch.c - the sched_ext transitions of an interval: each
  * change of (state, ops) once, with its time, oldest first; nothing when
- * nothing changed; the latest change kept when the list overflows; a
- * follower gets each change handed to it instead. */
+ * nothing changed; the latest change kept when the list overflows; every
+ * follower gets each change as well, until it unfollows; with kernel uevents
+ * the watcher polls slowly, except while the state is passing. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,8 +43,8 @@ static void fake_set(struct fake *f, const char *state, const char *ops)
 	pthread_mutex_unlock(&f->lock);
 }
 
-/* Waits until the watcher has polled at least twice more. */
-static void settle(struct fake *f)
+/* Waits until the watcher has polled at least n times more. */
+static void settle_n(struct fake *f, int n)
 {
 	int start;
 
@@ -52,11 +54,17 @@ static void settle(struct fake *f)
 	for (;;) {
 		usleep(2000);
 		pthread_mutex_lock(&f->lock);
-		int done = f->reads >= start + 2;
+		int done = f->reads >= start + n;
 		pthread_mutex_unlock(&f->lock);
 		if (done)
 			return;
 	}
+}
+
+/* Waits until the watcher has polled at least twice more. */
+static void settle(struct fake *f)
+{
+	settle_n(f, 2);
 }
 
 static long long now_ms(void)
@@ -67,6 +75,24 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A watcher of f polling every period_ms, without uevents. */
+static int start(struct sched_ext_watch **w, unsigned period_ms, struct fake *f)
+{
+	const struct sched_ext_watch_cfg cfg = { .period_ms = period_ms, .read = fake_read, .arg = f };
+
+	return sched_ext_watch_start(w, &cfg);
+}
+
+static int reads(struct fake *f)
+{
+	int n;
+
+	pthread_mutex_lock(&f->lock);
+	n = f->reads;
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
 static void test_sched_ext_watch_reports_each_change_once(void **state)
 {
 	struct fake f = { .lock = PTHREAD_MUTEX_INITIALIZER, .state = "disabled" };
@@ -74,7 +100,7 @@ static void test_sched_ext_watch_reports_each_change_once(void **state)
 	long long t0 = now_ms();
 	cJSON *arr, *e;
 
-	assert_int_equal(sched_ext_watch_start(&w, 1, fake_read, &f), 0);
+	assert_int_equal(start(&w, 1, &f), 0);
 	settle(&f);
 	arr = sched_ext_watch_take(w);
 	assert_int_equal(cJSON_GetArraySize(arr), 0); /* the baseline is no transition */
@@ -110,7 +136,7 @@ static void test_sched_ext_watch_overflow_keeps_the_latest(void **state)
 	char ops[32];
 	cJSON *arr, *last;
 
-	assert_int_equal(sched_ext_watch_start(&w, 1, fake_read, &f), 0);
+	assert_int_equal(start(&w, 1, &f), 0);
 	for (int i = 0; i < 100; i++) {
 		snprintf(ops, sizeof(ops), "scx_%d", i);
 		fake_set(&f, "enabled", ops);
@@ -141,33 +167,70 @@ static void follow(void *arg, const char *state, const char *ops)
 	pthread_mutex_unlock(&fw->lock);
 }
 
-static void test_sched_ext_watch_follower_gets_each_change(void **state)
+static void test_sched_ext_watch_followers_get_each_change(void **state)
 {
 	struct fake f = { .lock = PTHREAD_MUTEX_INITIALIZER, .state = "disabled" };
-	struct followed fw = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct followed fw = { .lock = PTHREAD_MUTEX_INITIALIZER }, fw2 = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct sched_ext_watch *w;
 	cJSON *arr;
 
-	assert_int_equal(sched_ext_watch_follow(&w, 1, fake_read, &f, follow, &fw), 0);
+	assert_int_equal(start(&w, 1, &f), 0);
+	assert_int_equal(sched_ext_watch_follow(w, follow, &fw), 0);
+	assert_int_equal(sched_ext_watch_follow(w, follow, &fw2), 0);
 	settle(&f);
 	fake_set(&f, "enabled", "scx_fifo");
 	settle(&f);
 	fake_set(&f, "enabled", "scx_llc");
 	settle(&f);
+	sched_ext_watch_unfollow(w, follow, &fw2);
 	fake_set(&f, "disabled", "");
 	settle(&f);
-	sched_ext_watch_stop(w);
 	assert_int_equal(fw.n, 3); /* the baseline is not a change */
 	assert_string_equal(fw.seen[0], "enabled/scx_fifo");
 	assert_string_equal(fw.seen[1], "enabled/scx_llc");
 	assert_string_equal(fw.seen[2], "disabled/");
+	assert_int_equal(fw2.n, 2); /* nothing after unfollow */
+	assert_string_equal(fw2.seen[1], "enabled/scx_llc");
 
-	/* handed over, not recorded */
-	assert_int_equal(sched_ext_watch_follow(&w, 1, fake_read, &f, follow, &fw), 0);
-	fake_set(&f, "enabled", "scx_fifo");
-	settle(&f);
+	/* handed over and recorded: the report's transitions see the same */
 	arr = sched_ext_watch_take(w);
-	assert_int_equal(cJSON_GetArraySize(arr), 0);
+	assert_int_equal(cJSON_GetArraySize(arr), 3);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 1), "ops")->valuestring, "scx_llc");
+	cJSON_Delete(arr);
+
+	/* four followers at most */
+	assert_int_equal(sched_ext_watch_follow(w, follow, &fw2), 0);
+	assert_int_equal(sched_ext_watch_follow(w, follow, &fw2), 0);
+	assert_int_equal(sched_ext_watch_follow(w, follow, &fw2), 0);
+	assert_int_equal(sched_ext_watch_follow(w, follow, &fw2), -ENOSPC);
+	sched_ext_watch_stop(w);
+}
+
+static void test_sched_ext_watch_on_uevents_polls_slowly_unless_passing(void **state)
+{
+	struct fake f = { .lock = PTHREAD_MUTEX_INITIALIZER, .state = "enabling", .ops = "scx_fifo" };
+	const struct sched_ext_watch_cfg cfg = {
+		.period_ms = 1, .uevent_period_ms = 60000, .read = fake_read, .arg = &f
+	};
+	struct sched_ext_watch *w;
+	cJSON *arr;
+	int n;
+
+	assert_int_equal(sched_ext_watch_start(&w, &cfg), 0);
+	assert_true(sched_ext_watch_on_uevents(w)); /* any process may listen to kernel uevents */
+	/* "enabling" is passing: polled every period_ms until it settles */
+	settle(&f);
+	fake_set(&f, "enabled", "scx_fifo");
+	settle_n(&f, 1);
+	/* settled: the next poll is a uevent away (or 60 s) */
+	usleep(50000);
+	n = reads(&f);
+	fake_set(&f, "disabled", "");
+	usleep(200000);
+	assert_int_equal(reads(&f), n);
+	arr = sched_ext_watch_take(w);
+	assert_int_equal(cJSON_GetArraySize(arr), 1);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "state")->valuestring, "enabled");
 	cJSON_Delete(arr);
 	sched_ext_watch_stop(w);
 }
@@ -178,7 +241,7 @@ static void test_sched_ext_watch_stop_is_prompt(void **state)
 	struct sched_ext_watch *w;
 	long long t0;
 
-	assert_int_equal(sched_ext_watch_start(&w, 60000, fake_read, &f), 0);
+	assert_int_equal(start(&w, 60000, &f), 0);
 	t0 = now_ms();
 	sched_ext_watch_stop(w); /* must not wait out the 60 s period */
 	assert_true(now_ms() - t0 < 5000);
@@ -190,7 +253,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sched_ext_watch_reports_each_change_once),
 		cmocka_unit_test(test_sched_ext_watch_overflow_keeps_the_latest),
-		cmocka_unit_test(test_sched_ext_watch_follower_gets_each_change),
+		cmocka_unit_test(test_sched_ext_watch_followers_get_each_change),
+		cmocka_unit_test(test_sched_ext_watch_on_uevents_polls_slowly_unless_passing),
 		cmocka_unit_test(test_sched_ext_watch_stop_is_prompt),
 	};
 

@@ -120,6 +120,13 @@ if command -v schedio-agent >/dev/null; then
 	done
 	if wait $agent; then
 		ok "split: the agent's interval spanned both schedulers"
+		# The kernel announces a loaded scheduler with a uevent: the agent
+		# names it then, not at its next poll (once a second).
+		for s in fifo llc; do
+			grep -q "sched_ext: enabled scx_$s (seen on a kernel uevent)" agent_split.txt &&
+				ok "split: scx_$s was named on the kernel's uevent" ||
+				fail "split: scx_$s was not seen on a uevent: $(grep 'sched_ext:' agent_split.txt)"
+		done
 		grep -q '"state":"enabled","ops":"scx_llc"' "$VM_OUT/report_split.json" ||
 			fail "split: the report's transitions lack scx_llc (did the interval end too early?)"
 	else
