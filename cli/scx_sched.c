@@ -9,6 +9,7 @@
 #include "cli/scx_sched.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/scx_kfuncs.h"
 #include "cli/scx_ops_value.h"
 
 /* Older uapi headers (Debian 12's are 6.1) lack these; the values are ABI. */
@@ -54,6 +56,7 @@ int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char 
 		s->obj = NULL;
 		return fail(s, err, "cannot open BPF object %s", elf ? "(built in)" : path);
 	}
+	s->obj_btf = scx_object_btf(elf, len, path);
 	bpf_object__for_each_map(map, s->obj)
 	{
 		if (bpf_map__type(map) != BPF_MAP_TYPE_STRUCT_OPS)
@@ -78,10 +81,38 @@ int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char 
 	return 0;
 }
 
+/* Says in s->err which kfunc of the object the running kernel lacks; 0 if none. */
+static int check_kfuncs(struct scx_sched *s)
+{
+	struct btf *kern = btf__load_vmlinux_btf();
+	const struct btf *obj = s->obj_btf;
+	const char *old;
+	char fn[128];
+	int missing;
+
+	if (!kern || !obj) {
+		btf__free(kern);
+		return 0; /* nothing to compare: the load itself will say what is wrong */
+	}
+	missing = scx_kfunc_missing(obj, kern, fn, sizeof(fn));
+	old = missing ? scx_kfunc_old_name(fn) : NULL;
+	if (missing && old && btf__find_by_name_kind(kern, old, BTF_KIND_FUNC) > 0)
+		snprintf(s->err, sizeof(s->err),
+			 "this kernel's sched_ext predates Linux 6.13: it has %s, not %.64s, which %.64s calls", old, fn,
+			 s->name);
+	else if (missing)
+		snprintf(s->err, sizeof(s->err), "this kernel has no kfunc %.64s, which %.64s calls", fn, s->name);
+	btf__free(kern);
+	return missing ? -ENOENT : 0;
+}
+
 int scx_sched_load(struct scx_sched *s)
 {
-	int err = bpf_object__load(s->obj);
+	int err = check_kfuncs(s);
 
+	if (err)
+		return err;
+	err = bpf_object__load(s->obj);
 	return err ? fail(s, err, "loading %s failed (the verifier log is above)", s->name) : 0;
 }
 
@@ -174,6 +205,8 @@ void scx_sched_close(struct scx_sched *s)
 	scx_sched_detach(s);
 	bpf_object__close(s->obj);
 	s->obj = NULL;
+	btf__free(s->obj_btf);
+	s->obj_btf = NULL;
 }
 
 const char *scx_sched_exit_kind_name(int32_t kind)

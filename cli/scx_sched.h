@@ -17,6 +17,7 @@ struct bpf_map;
 struct scx_sched {
 	struct bpf_object *obj;
 	struct bpf_map *ops; /* the object's one struct_ops map */
+	struct btf *obj_btf; /* its BTF as compiled (the kfuncs it calls), or NULL */
 	char name[128];	     /* the ops name: the struct_ops variable's name */
 	int link_fd;	     /* -1 while not attached */
 	char err[256];	     /* why the last call failed */
@@ -25,7 +26,8 @@ struct scx_sched {
 /* Opens an object from memory (elf, len) or, with elf NULL, from the file
  * path; marks init sleepable and the map as link-attached. Returns 0 or -errno. */
 int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char *path);
-/* Loads programs and maps into the kernel; returns 0 or -errno. */
+/* Loads programs and maps into the kernel; returns 0 or -errno (-ENOENT: the
+ * kernel lacks a kfunc the object calls; s->err names it). */
 int scx_sched_load(struct scx_sched *s);
 /* Writes key -> value into the array map named map (configuration set
  * between load and attach); returns 0 or -errno. */
