@@ -71,7 +71,7 @@ int scx_kfunc_missing(const struct btf *obj, const struct btf *kern, char *name,
 		if (!btf_is_func(t) || linkage(t) != BTF_FUNC_EXTERN)
 			continue;
 		fn = btf__name_by_offset(obj, t->name_off);
-		if (!fn || btf__find_by_name_kind(kern, fn, BTF_KIND_FUNC) > 0)
+		if (!fn || !*fn || btf__find_by_name_kind(kern, fn, BTF_KIND_FUNC) > 0)
 			continue;
 		snprintf(name, cap, "%s", fn);
 		return 1;
