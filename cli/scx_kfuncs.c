@@ -44,7 +44,7 @@ static struct btf *btf_of_elf_mem(const void *elf_bytes, size_t len)
 	}
 out:
 	elf_end(elf);
-	return btf && !libbpf_get_error(btf) ? btf : NULL;
+	return btf;
 }
 
 struct btf *scx_object_btf(const void *elf, size_t len, const char *path)

@@ -1,5 +1,5 @@
 /* scx_kfuncs.h - the kfuncs a scheduler object calls that the running
- * kernel does not have, found before loading so the loader can say so in
+ * kernel does not have, so that when a load fails the loader can say why in
  * one line instead of leaving the user with libbpf's relocation log.
  */
 #ifndef SCHEDIO_CLI_SCX_KFUNCS_H

@@ -81,8 +81,10 @@ int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char 
 	return 0;
 }
 
-/* Says in s->err which kfunc of the object the running kernel lacks; 0 if none. */
-static int check_kfuncs(struct scx_sched *s)
+/* Says in s->err which kfunc of the object the running kernel lacks; 0 if none.
+ * Only vmlinux is searched, so this explains a failed load rather than
+ * refusing one (a kfunc may live in a module's BTF). */
+static int explain_kfuncs(struct scx_sched *s)
 {
 	struct btf *kern = btf__load_vmlinux_btf();
 	const struct btf *obj = s->obj_btf;
@@ -108,12 +110,13 @@ static int check_kfuncs(struct scx_sched *s)
 
 int scx_sched_load(struct scx_sched *s)
 {
-	int err = check_kfuncs(s);
+	int err = bpf_object__load(s->obj);
 
-	if (err)
-		return err;
-	err = bpf_object__load(s->obj);
-	return err ? fail(s, err, "loading %s failed (the verifier log is above)", s->name) : 0;
+	if (!err)
+		return 0;
+	if (explain_kfuncs(s))
+		return -ENOENT;
+	return fail(s, err, "loading %s failed (the verifier log is above)", s->name);
 }
 
 int scx_sched_map_set(struct scx_sched *s, const char *name, uint32_t key, const void *value)

@@ -26,8 +26,8 @@ struct scx_sched {
 /* Opens an object from memory (elf, len) or, with elf NULL, from the file
  * path; marks init sleepable and the map as link-attached. Returns 0 or -errno. */
 int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char *path);
-/* Loads programs and maps into the kernel; returns 0 or -errno (-ENOENT: the
- * kernel lacks a kfunc the object calls; s->err names it). */
+/* Loads programs and maps into the kernel; returns 0 or -errno (-ENOENT: it
+ * failed because the kernel lacks a kfunc the object calls; s->err names it). */
 int scx_sched_load(struct scx_sched *s);
 /* Writes key -> value into the array map named map (configuration set
  * between load and attach); returns 0 or -errno. */

@@ -93,7 +93,7 @@ static void test_scx_load_without_sched_ext_fails_cleanly(void **state)
 	libbpf_set_print(silent);
 	assert_true(scx_sched_load(&s) < 0);
 	libbpf_set_print(NULL);
-	/* found before the load: this kernel has none of sched_ext's kfuncs */
+	/* explained after the failed load: this kernel has none of sched_ext's kfuncs */
 	assert_non_null(strstr(s.err, "this kernel has no kfunc scx_bpf_"));
 	assert_non_null(strstr(s.err, "which scx_fifo calls"));
 	scx_sched_close(&s);
