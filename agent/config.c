@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/collector.h"
+#include "agent/report/collector.h"
 #include "common/cli.h"
 #include "common/fsutil.h"
 

@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/push.h"
-#include "agent/report.h"
-#include "agent/seq.h"
-#include "agent/spool.h"
+#include "agent/delivery/push.h"
+#include "agent/report/report_build.h"
+#include "agent/delivery/seq.h"
+#include "agent/delivery/spool.h"
 #include "common/gz.h"
 #include "common/log.h"
 

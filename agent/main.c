@@ -18,15 +18,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/collector.h"
+#include "agent/report/collector.h"
 #include "agent/config.h"
-#include "agent/curl_lib.h"
+#include "agent/delivery/curl_lib.h"
 #include "agent/daemon.h"
-#include "agent/push.h"
-#include "agent/report.h"
-#include "agent/sched_ext.h"
-#include "agent/sched_ext_watch.h"
-#include "agent/seq.h"
+#include "agent/delivery/push.h"
+#include "agent/report/report_build.h"
+#include "agent/host/sched_ext.h"
+#include "agent/host/sched_ext_watch.h"
+#include "agent/delivery/seq.h"
 #include "common/cli.h"
 #include "common/fsutil.h"
 #include "common/log.h"

@@ -1,4 +1,4 @@
-/* iocost.h - what bpf/iocost.bpf.c and agent/iocost.c share: the key and
+/* iocost.h - what bpf/iocost.bpf.c and agent/iocost/iocost.c share: the key and
  * value of the per (cgroup, disk) hweight map.
  *
  * hweights are the kernel's own unit, WEIGHT_ONE = 1 << 16 for the whole

@@ -1,4 +1,4 @@
-/* runqlat.h - what bpf/runqlat.bpf.c and agent/runqlat.c share: the map value
+/* runqlat.h - what bpf/runqlat.bpf.c and agent/runqlat/runqlat.c share: the map value
  * layouts and the limits both sides size their maps by.
  *
  * Histograms are double-buffered: the BPF programs write half `interval & 1`

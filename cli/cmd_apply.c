@@ -82,7 +82,7 @@ static int apply_disk(const struct ssd_client *c, const struct ssd_disk *d, cons
 	}
 	rc = 0;
 out:
-	http_result_free(&res);
+	http_client_result_free(&res);
 	return rc;
 }
 

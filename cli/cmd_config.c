@@ -55,12 +55,12 @@ int cmd_config(int argc, char **argv)
 	if (http_client_request_header(c.server, "GET", path, c.token, NULL, 0, NULL, "X-Schedio-Solution", &res) < 0 ||
 	    res.status != 200) {
 		fprintf(stderr, "schedio config: %s: %s\n", argv[optind], ssd_client_error(&res, msg, sizeof(msg)));
-		http_result_free(&res);
+		http_client_result_free(&res);
 		return 1;
 	}
 	fputs(res.body, stdout);
 	fprintf(stderr, "schedio config: solution %s%s\n", res.header_value,
 		solution && strcmp(solution, res.header_value) ? " (the asked one is not in the database)" : "");
-	http_result_free(&res);
+	http_client_result_free(&res);
 	return 0;
 }

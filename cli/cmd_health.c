@@ -34,7 +34,7 @@ int cmd_health(int argc, char **argv)
 		cli_usage_error("schedio health", "unexpected argument '%s'", argv[optind]);
 	if (http_client_request(server, "GET", "/healthz", NULL, NULL, 0, NULL, &res) < 0) {
 		fprintf(stderr, "schedio health: %s\n", res.error);
-		http_result_free(&res);
+		http_client_result_free(&res);
 		return 1;
 	}
 	doc = cJSON_Parse(res.body);
@@ -46,6 +46,6 @@ int cmd_health(int argc, char **argv)
 		fprintf(stderr, "schedio health: %s answered %ld\n", server, res.status);
 	}
 	cJSON_Delete(doc);
-	http_result_free(&res);
+	http_client_result_free(&res);
 	return rc;
 }

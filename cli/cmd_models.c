@@ -125,11 +125,11 @@ int cmd_models(int argc, char **argv)
 		offset = cJSON_IsNumber(next) ? (long)next->valuedouble : -1;
 		cJSON_Delete(doc);
 		doc = NULL;
-		http_result_free(&res);
+		http_client_result_free(&res);
 	}
 	rc = 0;
 out:
 	cJSON_Delete(doc);
-	http_result_free(&res);
+	http_client_result_free(&res);
 	return rc;
 }

@@ -20,9 +20,9 @@
 #include <bpf/libbpf.h>
 
 #include "cli/command.h"
-#include "cli/scx_sched.h"
-#include "cli/scx_state.h"
-#include "cli/scx_topology.h"
+#include "cli/scx/scx_sched.h"
+#include "cli/scx/scx_state.h"
+#include "cli/scx/scx_topology.h"
 #include "common/cli.h"
 
 #ifdef SCHEDIO_HAVE_SCX

@@ -92,7 +92,7 @@ static int submit_one(const struct ssd_client *c, const char *path)
 	}
 	cJSON_Delete(doc);
 out:
-	http_result_free(&res);
+	http_client_result_free(&res);
 	free(buf);
 	return rc;
 }

@@ -117,7 +117,7 @@ int http_client_request_header(const char *server, const char *method, const cha
 	return rc == CURLE_OK ? 0 : -1;
 }
 
-void http_result_free(struct http_result *res)
+void http_client_result_free(struct http_result *res)
 {
 	free(res->body);
 	res->body = NULL;

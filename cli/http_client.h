@@ -13,7 +13,7 @@ struct http_result {
 };
 
 /* Sends method to server+path with an optional body and bearer token; fills res,
- * which the caller frees with http_result_free in every case.
+ * which the caller frees with http_client_result_free in every case.
  * Returns 0 when an answer came (any status), -1 otherwise. */
 int http_client_request(const char *server, const char *method, const char *path, const char *token,
 			const void *body, size_t len, const char *content_type, struct http_result *res);
@@ -22,6 +22,6 @@ int http_client_request_header(const char *server, const char *method, const cha
 			       const void *body, size_t len, const char *content_type, const char *want_header,
 			       struct http_result *res);
 /* Frees the body of res. */
-void http_result_free(struct http_result *res);
+void http_client_result_free(struct http_result *res);
 
 #endif /* SCHEDIO_CLI_HTTP_CLIENT_H */

@@ -2,7 +2,7 @@
 # defining migrations_<BACKEND>[] sorted by NNNN. Variables: SQL_DIR, BACKEND, OUT.
 file(GLOB files ${SQL_DIR}/[0-9][0-9][0-9][0-9]_*.sql)
 list(SORT files)
-set(body "/* Generated from schema/${BACKEND}/ by cmake/embed_migrations.cmake; do not edit. */\n#include \"server/migrations.h\"\n\n")
+set(body "/* Generated from schema/${BACKEND}/ by cmake/embed_migrations.cmake; do not edit. */\n#include \"server/store/migrations.h\"\n\n")
 set(table "")
 set(i 0)
 foreach(f ${files})

@@ -16,20 +16,20 @@
 #include "common/cli.h"
 #include "common/fsutil.h"
 #include "common/log.h"
-#include "server/checkpointer.h"
-#include "server/db.h"
-#include "server/http.h"
-#include "server/listen.h"
-#include "server/ingest.h"
-#include "server/rollup.h"
+#include "server/store/checkpointer.h"
+#include "server/store/sqlite/sqlite_db.h"
+#include "server/http/http.h"
+#include "server/http/listen.h"
+#include "server/ingest/ingest.h"
+#include "server/series/rollup.h"
 #include "server/server.h"
-#include "server/ssd_ratelimit.h"
-#include "server/ssd_store.h"
-#include "server/store.h"
-#include "server/pg_conn.h"
-#include "server/store_pool.h"
+#include "server/http/ssd_ratelimit.h"
+#include "server/store/ssd_store.h"
+#include "server/store/store.h"
+#include "server/store/pg/pg_conn.h"
+#include "server/store/store_pool.h"
 #include "server/token_cmd.h"
-#include "server/token_store.h"
+#include "server/store/token_store.h"
 
 static const char *prog = "schedio-server";
 
@@ -283,7 +283,7 @@ static int open_database(struct server *srv, char *err, size_t errlen)
 		srv->ssd_store = ssd_store_pg_open(srv->opt.db_path, err, errlen);
 		return srv->ssd_store ? 0 : -1;
 	}
-	srv->db = db_open(srv->opt.db_path, err, errlen);
+	srv->db = sqlite_db_open(srv->opt.db_path, err, errlen);
 	if (!srv->db)
 		return -1;
 	srv->tokens = token_store_sqlite_open(srv->db);

@@ -1,8 +1,8 @@
 /* server.h - the state one schedio-server process shares between its HTTP
  * threads: options, the database, where the dashboard lives.
  */
-#ifndef SCHEDIO_SERVER_H
-#define SCHEDIO_SERVER_H
+#ifndef SCHEDIO_SERVER_SERVER_H
+#define SCHEDIO_SERVER_SERVER_H
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -11,7 +11,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#include "server/stats.h"
+#include "server/ingest/stats.h"
 
 struct ssd_store;
 struct token_store;
@@ -49,9 +49,9 @@ struct server {
 	atomic_int in_handler;      /* requests inside a route handler right now */
 	unsigned short port;        /* the port actually bound (for :0) */
 	struct stats stats;         /* ingest counters for /metrics */
-	struct ingest *ingest;      /* the report writer (server/ingest.c) */
-	struct rollup *rollup;      /* rollups and retention (server/rollup.c) */
-	struct store_pool *readers; /* query connections (server/store_pool.c) */
+	struct ingest *ingest;      /* the report writer (server/ingest/ingest.c) */
+	struct rollup *rollup;      /* rollups and retention (server/series/rollup.c) */
+	struct store_pool *readers; /* query connections (server/store/store_pool.c) */
 	struct checkpointer *checkpointer; /* WAL upkeep off the ingest path */
 	char *tls_cert_pem;         /* contents of opt.tls_cert/tls_key, alive while serving */
 	char *tls_key_pem;
@@ -59,4 +59,4 @@ struct server {
 	struct ssd_ratelimit *ssd_ratelimit; /* per-address budget under --open-submissions */
 };
 
-#endif /* SCHEDIO_SERVER_H */
+#endif /* SCHEDIO_SERVER_SERVER_H */

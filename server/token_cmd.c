@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "common/cli.h"
-#include "server/auth.h"
-#include "server/db.h"
-#include "server/pg_conn.h"
-#include "server/token_store.h"
+#include "server/http/auth.h"
+#include "server/store/sqlite/sqlite_db.h"
+#include "server/store/pg/pg_conn.h"
+#include "server/store/token_store.h"
 
 static const char *prog = "schedio-server token";
 
@@ -69,7 +69,7 @@ int token_cmd_main(int argc, char **argv)
 	if (pg_is_conninfo(dbpath)) {
 		ts = pg_setup(dbpath, err, sizeof(err)) == 0 ? token_store_pg_open(dbpath, err, sizeof(err)) : NULL;
 	} else {
-		db = db_open(dbpath, err, sizeof(err));
+		db = sqlite_db_open(dbpath, err, sizeof(err));
 		ts = db ? token_store_sqlite_open(db) : NULL;
 		if (db && !ts)
 			snprintf(err, sizeof(err), "out of memory");

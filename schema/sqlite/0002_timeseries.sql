@@ -3,8 +3,8 @@
 -- also remember (host, seq) for exactly-once ingest; rollups the 1-minute
 -- (level 1) and 1-hour (level 2) merges per host; fleet_rollups the same
 -- merged across hosts per grouping (dim 'none', 'sched_ext', 'kernel').
--- Histograms and iocost rows are compact varint blobs (server/runqlat_set.c,
--- server/iocost_set.c); the host-wide histogram is its own column so fleet
+-- Histograms and iocost rows are compact varint blobs (server/series/runqlat_set.c,
+-- server/series/iocost_set.c); the host-wide histogram is its own column so fleet
 -- and host-list queries never read the per-cgroup blob.
 CREATE TABLE hosts (
 	id            INTEGER PRIMARY KEY,

@@ -31,7 +31,7 @@ url=$(sed -n 's|^schedio-server listening on \(http://[^/]*\)/\?$|\1|p' "$work/s
 [ -n "$url" ] || { echo "agent_cost.sh: server did not start: $(cat "$work/server.log")" >&2; exit 1; }
 hid=$(cat /etc/machine-id)
 hz=$(getconf CLK_TCK)
-collectors=$(cd "$top" && sed -n 's/^\t&\([a-z_]*\)_collector,$/\1/p' agent/collectors.c | tr '\n' ' ')
+collectors=$(cd "$top" && sed -n 's/^\t&\([a-z_]*\)_collector,$/\1/p' agent/report/collectors.c | tr '\n' ' ')
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 : >"$work/cpu"; : >"$work/hwm"; : >"$work/rss"

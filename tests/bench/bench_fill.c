@@ -14,11 +14,11 @@
 #include <time.h>
 
 #include "bench_report.h"
-#include "server/db.h"
-#include "server/ingest.h"
-#include "server/report.h"
-#include "server/rollup.h"
-#include "server/store.h"
+#include "server/store/sqlite/sqlite_db.h"
+#include "server/ingest/ingest.h"
+#include "server/ingest/report_parse.h"
+#include "server/series/rollup.h"
+#include "server/store/store.h"
 
 #define BATCH 500
 #define TAILS 16
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_fill --db FILE --hosts N --hours H --interval-s S\n");
 		return 2;
 	}
-	db = db_open(path, err, sizeof(err));
+	db = sqlite_db_open(path, err, sizeof(err));
 	st = db ? store_sqlite_open(path, err, sizeof(err)) : NULL;
 	if (!st) {
 		fprintf(stderr, "bench_fill: %s\n", err);

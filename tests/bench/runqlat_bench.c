@@ -1,4 +1,4 @@
-/* runqlat_bench.c - loads schedio's runqlat programs (agent/runqlat.c) and
+/* runqlat_bench.c - loads schedio's runqlat programs (agent/runqlat/runqlat.c) and
  * the minimal runqlat yardstick (bpf/runqlat_min.bpf.c) side by side, lets
  * them see the same context switches for a while, and prints the BPF time
  * each spent per context switch (kernel.bpf_stats_enabled must be 1; the
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/runqlat.h"
+#include "agent/runqlat/runqlat.h"
 #include "bpf/runqlat.h"
 #include "runqlat_min.skel.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/iocost_config.h"
+#include "agent/iocost/iocost_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -16,12 +16,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c && text) {
 		memcpy(text, data, size);
 		text[size] = '\0';
-		iocost_conf_parse(text, c);
+		iocost_config_parse(text, c);
 		for (size_t i = 0; i < c->n; i++) {
-			cJSON *j = iocost_conf_to_json(&c->dev[i]);
+			cJSON *j = iocost_config_to_json(&c->dev[i]);
 			char *s = j ? cJSON_PrintUnformatted(j) : NULL;
 
-			(void)iocost_conf_enabled(&c->dev[i]);
+			(void)iocost_config_enabled(&c->dev[i]);
 			free(s);
 			cJSON_Delete(j);
 		}

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/iostat.h"
+#include "agent/iocost/iostat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,8 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < st->n; i++)
 			if (iostat_find(st, st->dev[i].major, st->dev[i].minor) != &st->dev[i])
 				abort(); /* devices are unique */
-		ioweight_parse(text, w);
-		(void)ioweight_effective(w, 8, 0);
+		iostat_weight_parse(text, w);
+		(void)iostat_weight_effective(w, 8, 0);
 	}
 	free(text);
 	free(w);

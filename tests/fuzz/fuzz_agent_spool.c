@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/spool.h"
+#include "agent/delivery/spool.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

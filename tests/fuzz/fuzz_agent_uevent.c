@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/uevent.h"
+#include "agent/host/uevent.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/scx_topology.h"
+#include "cli/scx/scx_topology.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,7 +9,7 @@
 
 #include <bpf/btf.h>
 
-#include "cli/scx_kfuncs.h"
+#include "cli/scx/scx_kfuncs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

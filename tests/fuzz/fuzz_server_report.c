@@ -8,15 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/iocost_set.h"
-#include "server/report.h"
-#include "server/runqlat_set.h"
+#include "server/series/iocost_set.h"
+#include "server/ingest/report_parse.h"
+#include "server/series/runqlat_set.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct report rep;
-	struct rq_set rs = { 0 }, split = { 0 };
-	struct io_set io = { 0 };
+	struct runqlat_set rs = { 0 }, split = { 0 };
+	struct iocost_set io = { 0 };
 	char err[512], *body = malloc(size + 1);
 
 	if (!body)
@@ -24,15 +24,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(body, data, size);
 	body[size] = '\0';
 	if (report_parse(body, size, &rep, err, sizeof(err)) == 0) {
-		if (rep.has_runqlat && (rq_set_add_blob(&rs, rep.series.p, rep.series.len, NULL, NULL) ||
-					rq_set_add_blob(&rs, rep.host_hist.p, rep.host_hist.len, NULL, NULL)))
+		if (rep.has_runqlat && (runqlat_set_add_blob(&rs, rep.series.p, rep.series.len, NULL, NULL) ||
+					runqlat_set_add_blob(&rs, rep.host_hist.p, rep.host_hist.len, NULL, NULL)))
 			abort(); /* what we encode must decode */
 		if (rep.has_runqlat) {
-			struct rq_hist *whole = calloc(1, sizeof(*whole));
+			struct runqlat_hist *whole = calloc(1, sizeof(*whole));
 			uint64_t n = 0;
 
-			if (!whole || rq_hist_add_blob(whole, rep.host_hist.p, rep.host_hist.len, rq_want_host, NULL) ||
-			    rq_set_add_sched(&split, rep.host_hist.p, rep.host_hist.len, rep.sched_group))
+			if (!whole || runqlat_hist_add_blob(whole, rep.host_hist.p, rep.host_hist.len, runqlat_set_want_host, NULL) ||
+			    runqlat_set_add_sched(&split, rep.host_hist.p, rep.host_hist.len, rep.sched_group))
 				abort();
 			for (size_t i = 0; i < split.n; i++)
 				n += split.v[i]->count;
@@ -40,16 +40,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort(); /* the split adds up to the host */
 			free(whole);
 		}
-		if (rep.has_iocost && io_set_add_blob(&io, rep.iocost.p, rep.iocost.len))
+		if (rep.has_iocost && iocost_set_add_blob(&io, rep.iocost.p, rep.iocost.len))
 			abort();
 	}
 	report_free(&rep);
-	rq_set_add_blob(&rs, data, size, NULL, NULL);
-	rq_set_add_sched(&split, data, size, "fair");
-	io_set_add_blob(&io, data, size);
-	rq_set_free(&rs);
-	rq_set_free(&split);
-	io_set_free(&io);
+	runqlat_set_add_blob(&rs, data, size, NULL, NULL);
+	runqlat_set_add_sched(&split, data, size, "fair");
+	iocost_set_add_blob(&io, data, size);
+	runqlat_set_free(&rs);
+	runqlat_set_free(&split);
+	iocost_set_free(&io);
 	free(body);
 	return 0;
 }

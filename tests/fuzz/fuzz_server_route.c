@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/route.h"
+#include "server/http/route.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/ssd_list_query.h"
-#include "server/ssd_store.h"
+#include "server/ssd/ssd_list_query.h"
+#include "server/store/ssd_store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -20,9 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	len = strlen(s);
-	if (ssd_list_count(s, 1, 1000, &v) && (v < 1 || v > 1000))
+	if (ssd_list_query_count(s, 1, 1000, &v) && (v < 1 || v > 1000))
 		abort();
-	(void)ssd_list_search_ok(s);
+	(void)ssd_list_query_search_ok(s);
 	pat = ssd_store_like_pattern(s);
 	if (len && (!pat || strlen(pat) > 2 * len + 2 || pat[0] != '%' || pat[strlen(pat) - 1] != '%'))
 		abort();

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/ssd_jobs.h"
-#include "server/ssd_result.h"
+#include "server/ssd/ssd_jobs.h"
+#include "server/ssd/ssd_result.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

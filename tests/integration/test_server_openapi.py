@@ -1,6 +1,6 @@
 """test_server_openapi.py - schema/openapi.yaml (with its fragments,
 schema/openapi-*.yaml) documents every path of the route table
-(server/route.c) and nothing that is not served."""
+(server/http/route.c) and nothing that is not served."""
 import os
 import re
 import unittest

@@ -1,0 +1,144 @@
+/* scx_ops_value.c - fills a sched_ext struct_ops map value ourselves.
+ *
+ * Debian 12's libbpf 1.1 can attach a struct_ops map, but it offers no way to
+ * change the ops' data fields after open (no skeleton struct_ops access before
+ * libbpf 1.4), and it registers without a BPF link, so a loader that dies
+ * leaves the scheduler running. We therefore let libbpf load the programs and
+ * create the map (with BPF_F_LINK), then write the value from the running
+ * kernel's BTF: each callback's slot gets its program's fd (libbpf has set the
+ * program's expected_attach_type to the kernel's member index at load), plus
+ * the name, timeout_ms and flags (SCX_OPS_SWITCH_PARTIAL's value is read from
+ * the kernel's enum scx_ops_flags, not assumed). The caller then creates the link, whose fd holds
+ * the scheduler: closing it, or dying, unregisters it.
+ */
+#include "cli/scx/scx_ops_value.h"
+
+#include <bpf/btf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Byte offset and type of the member called name, or -1. */
+static long member_offset(const struct btf *btf, const struct btf_type *t, const char *name, __u32 *type_id)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (unsigned i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mname = btf__name_by_offset(btf, m->name_off);
+
+		if (mname && strcmp(mname, name) == 0) {
+			if (type_id)
+				*type_id = m->type;
+			return btf_member_bit_offset(t, i) / 8;
+		}
+	}
+	return -1;
+}
+
+/* Value of enumerator name in the kernel's enum type (a 32- or, as 7.x
+ * encodes the u64 flag enums, a 64-bit enum), or -1; flags are positive. */
+static long long enum_value(const struct btf *btf, const char *type, const char *name)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
+	const struct btf_type *t;
+
+	if (id <= 0)
+		id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM64);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (unsigned i = 0; t && i < btf_vlen(t); i++) {
+		if (btf_is_enum(t) && strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), name) == 0)
+			return btf_enum(t)[i].val;
+		if (btf_is_enum64(t) && strcmp(btf__name_by_offset(btf, btf_enum64(t)[i].name_off), name) == 0)
+			return (long long)btf_enum64_value(&btf_enum64(t)[i]);
+	}
+	return -1;
+}
+
+void *scx_ops_value_build(struct bpf_object *obj, struct bpf_map *map, const char *name, uint32_t timeout_ms,
+			  bool partial, char *err, size_t errlen)
+{
+	struct btf *kbtf = btf__load_vmlinux_btf();
+	const struct btf_type *vt, *ops, *nt;
+	struct bpf_program *prog;
+	long data_off, name_off, timeout_off, flags_off;
+	long long partial_flag = 0;
+	__u32 ops_id = 0, name_id = 0;
+	size_t size = bpf_map__value_size(map), name_cap;
+	char *value = NULL;
+	int id;
+
+	if (!kbtf) {
+		snprintf(err, errlen, "cannot read the kernel's BTF: %s", strerror(errno));
+		goto fail;
+	}
+	id = btf__find_by_name_kind(kbtf, "bpf_struct_ops_sched_ext_ops", BTF_KIND_STRUCT);
+	vt = id > 0 ? btf__type_by_id(kbtf, id) : NULL;
+	data_off = vt ? member_offset(kbtf, vt, "data", &ops_id) : -1;
+	ops = data_off >= 0 ? btf__type_by_id(kbtf, ops_id) : NULL;
+	if (!ops || !btf_is_struct(ops) || vt->size != size) {
+		snprintf(err, errlen, "the kernel's BTF has no usable bpf_struct_ops_sched_ext_ops");
+		goto fail;
+	}
+	name_off = member_offset(kbtf, ops, "name", &name_id);
+	timeout_off = member_offset(kbtf, ops, "timeout_ms", NULL);
+	flags_off = member_offset(kbtf, ops, "flags", NULL);
+	if (name_off < 0 || timeout_off < 0 || flags_off < 0) {
+		snprintf(err, errlen, "the kernel's sched_ext_ops has no name, timeout_ms or flags");
+		goto fail;
+	}
+	if (partial) {
+		partial_flag = enum_value(kbtf, "scx_ops_flags", "SCX_OPS_SWITCH_PARTIAL");
+		if (partial_flag <= 0) {
+			snprintf(err, errlen, "this kernel's sched_ext has no SCX_OPS_SWITCH_PARTIAL");
+			goto fail;
+		}
+	}
+	value = calloc(1, size);
+	if (!value) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	bpf_object__for_each_program(prog, obj)
+	{
+		__u32 idx = bpf_program__expected_attach_type(prog);
+
+		if (bpf_program__type(prog) != BPF_PROG_TYPE_STRUCT_OPS || !bpf_program__autoload(prog))
+			continue;
+		if (idx >= btf_vlen(ops)) {
+			snprintf(err, errlen, "program %s has no slot in sched_ext_ops", bpf_program__name(prog));
+			goto fail;
+		}
+		*(__u64 *)(value + data_off + btf_member_bit_offset(ops, idx) / 8) = (__u64)bpf_program__fd(prog);
+	}
+	/* name is char[128] in every sched_ext so far; stay inside it whatever it is. */
+	nt = btf__type_by_id(kbtf, name_id);
+	name_cap = nt && btf_is_array(nt) ? btf_array(nt)->nelems : 0;
+	if (name_cap == 0 || strlen(name) >= name_cap) {
+		snprintf(err, errlen, "scheduler name '%s' does not fit sched_ext_ops.name", name);
+		goto fail;
+	}
+	memcpy(value + data_off + name_off, name, strlen(name) + 1);
+	memcpy(value + data_off + timeout_off, &timeout_ms, sizeof(timeout_ms));
+	/* flags is a u64 in every sched_ext so far; the value starts zeroed */
+	*(__u64 *)(value + data_off + flags_off) |= (__u64)partial_flag;
+	btf__free(kbtf);
+	return value;
+fail:
+	free(value);
+	btf__free(kbtf);
+	return NULL;
+}
+
+int scx_ops_value_is_member(struct bpf_object *obj, struct bpf_program *prog, const char *member)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	int id = btf ? btf__find_by_name_kind(btf, "sched_ext_ops", BTF_KIND_STRUCT) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	__u32 idx = bpf_program__expected_attach_type(prog);
+
+	/* Before load, libbpf keeps the member index in the object's own BTF here. */
+	if (!t || bpf_program__type(prog) != BPF_PROG_TYPE_STRUCT_OPS || idx >= btf_vlen(t))
+		return 0;
+	return strcmp(btf__name_by_offset(btf, btf_members(t)[idx].name_off), member) == 0;
+}

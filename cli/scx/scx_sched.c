@@ -1,0 +1,239 @@
+/* scx_sched.c - the life of one sched_ext scheduler object in the loader.
+ *
+ * The loader speaks to every scheduler only through the maps named in
+ * scx_shared.h (stats, exit_info, and for scx_llc its configuration), so the
+ * built-in schedulers (embedded ELF bytes) and any object file given with
+ * --object go through the same code. Attaching goes through
+ * scx_ops_value.c, which explains why libbpf's own attach is not used.
+ */
+#include "cli/scx/scx_sched.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/scx/scx_kfuncs.h"
+#include "cli/scx/scx_ops_value.h"
+
+/* Older uapi headers (Debian 12's are 6.1) lack these; the values are ABI. */
+#define SCX_BPF_F_LINK (1U << 13)
+#define SCX_BPF_STRUCT_OPS_ATTACH 44
+
+/* Records "WHAT: strerror(err)" as the reason; returns err as -errno. */
+__attribute__((format(printf, 3, 4))) static int fail(struct scx_sched *s, int err, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (err > 0)
+		err = -err;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+	n = strlen(s->err);
+	if (n < sizeof(s->err) - 1)
+		snprintf(s->err + n, sizeof(s->err) - n, ": %s", strerror(-err));
+	return err;
+}
+
+int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char *path)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->link_fd = -1;
+	s->obj = elf ? bpf_object__open_mem(elf, len, NULL) : bpf_object__open_file(path, NULL);
+	err = libbpf_get_error(s->obj);
+	if (err) {
+		s->obj = NULL;
+		return fail(s, err, "cannot open BPF object %s", elf ? "(built in)" : path);
+	}
+	s->obj_btf = scx_object_btf(elf, len, path);
+	bpf_object__for_each_map(map, s->obj)
+	{
+		if (bpf_map__type(map) != BPF_MAP_TYPE_STRUCT_OPS)
+			continue;
+		if (s->ops)
+			return fail(s, -EINVAL, "%s has more than one struct_ops map", bpf_object__name(s->obj));
+		s->ops = map;
+	}
+	if (!s->ops)
+		return fail(s, -EINVAL, "%s has no struct_ops map (SEC(\".struct_ops\"))", bpf_object__name(s->obj));
+	snprintf(s->name, sizeof(s->name), "%s", bpf_map__name(s->ops));
+	err = bpf_map__set_map_flags(s->ops, bpf_map__map_flags(s->ops) | SCX_BPF_F_LINK);
+	if (err)
+		return fail(s, err, "cannot make %s a link map", s->name);
+	/* init may call scx_bpf_create_dsq, which sleeps; libbpf 1.1 has no
+	 * "struct_ops.s" section to say so. */
+	bpf_object__for_each_program(prog, s->obj)
+	{
+		if (scx_ops_value_is_member(s->obj, prog, "init"))
+			bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_SLEEPABLE);
+	}
+	return 0;
+}
+
+/* Says in s->err which kfunc of the object the running kernel lacks; 0 if none.
+ * Only vmlinux is searched, so this explains a failed load rather than
+ * refusing one (a kfunc may live in a module's BTF). */
+static int explain_kfuncs(struct scx_sched *s)
+{
+	struct btf *kern = btf__load_vmlinux_btf();
+	const struct btf *obj = s->obj_btf;
+	const char *old;
+	char fn[128];
+	int missing;
+
+	if (!kern || !obj) {
+		btf__free(kern);
+		return 0; /* nothing to compare: the load itself will say what is wrong */
+	}
+	missing = scx_kfunc_missing(obj, kern, fn, sizeof(fn));
+	old = missing ? scx_kfunc_old_name(fn) : NULL;
+	if (missing && old && btf__find_by_name_kind(kern, old, BTF_KIND_FUNC) > 0)
+		snprintf(s->err, sizeof(s->err),
+			 "this kernel's sched_ext predates Linux 6.13: it has %s, not %.64s, which %.64s calls", old, fn,
+			 s->name);
+	else if (missing)
+		snprintf(s->err, sizeof(s->err), "this kernel has no kfunc %.64s, which %.64s calls", fn, s->name);
+	btf__free(kern);
+	return missing ? -ENOENT : 0;
+}
+
+int scx_sched_load(struct scx_sched *s)
+{
+	int err = bpf_object__load(s->obj);
+
+	if (!err)
+		return 0;
+	if (explain_kfuncs(s))
+		return -ENOENT;
+	return fail(s, err, "loading %s failed (the verifier log is above)", s->name);
+}
+
+int scx_sched_map_set(struct scx_sched *s, const char *name, uint32_t key, const void *value)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, name);
+
+	if (!map)
+		return fail(s, -ENOENT, "%s: no such map", name);
+	if (bpf_map_update_elem(bpf_map__fd(map), &key, value, BPF_ANY))
+		return fail(s, -errno, "writing map %s", name);
+	return 0;
+}
+
+int scx_sched_attach(struct scx_sched *s, uint32_t timeout_ms, bool partial)
+{
+	uint32_t zero = 0;
+	void *value;
+	int fd, err = 0;
+
+	value = scx_ops_value_build(s->obj, s->ops, s->name, timeout_ms, partial, s->err, sizeof(s->err));
+	if (!value)
+		return -EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(s->ops), &zero, value, BPF_ANY))
+		err = fail(s, -errno, "writing the struct_ops value of %s", s->name);
+	free(value);
+	if (err)
+		return err;
+	fd = bpf_link_create(bpf_map__fd(s->ops), 0, SCX_BPF_STRUCT_OPS_ATTACH, NULL);
+	if (fd < 0)
+		return fail(s, fd, "registering %s", s->name);
+	s->link_fd = fd;
+	return 0;
+}
+
+int scx_sched_stats(struct scx_sched *s, uint64_t out[SCHEDIO_SCX_STAT_NR])
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, "stats");
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+	int err = 0;
+
+	memset(out, 0, sizeof(uint64_t) * SCHEDIO_SCX_STAT_NR);
+	if (!map)
+		return 0; /* an --object scheduler may keep no counters */
+	if (ncpu <= 0)
+		return fail(s, ncpu, "counting CPUs");
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < SCHEDIO_SCX_STAT_NR; k++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(map), &k, vals)) {
+			err = fail(s, -errno, "reading stats");
+			break;
+		}
+		for (int c = 0; c < ncpu; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+	return err;
+}
+
+int scx_sched_exit_info(struct scx_sched *s, struct schedio_scx_exit *out)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, "exit_info");
+	uint32_t zero = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!map)
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, out))
+		return fail(s, -errno, "reading exit_info");
+	out->reason[sizeof(out->reason) - 1] = '\0';
+	out->msg[sizeof(out->msg) - 1] = '\0';
+	return out->recorded ? 1 : 0;
+}
+
+void scx_sched_detach(struct scx_sched *s)
+{
+	if (s->link_fd >= 0) {
+		/* The link holds the registration: closing it unregisters, and the
+		 * kernel waits for the disable (ops.exit included) to finish. */
+		close(s->link_fd);
+		s->link_fd = -1;
+	}
+}
+
+void scx_sched_close(struct scx_sched *s)
+{
+	scx_sched_detach(s);
+	bpf_object__close(s->obj);
+	s->obj = NULL;
+	btf__free(s->obj_btf);
+	s->obj_btf = NULL;
+}
+
+const char *scx_sched_exit_kind_name(int32_t kind)
+{
+	switch (kind) {
+	case 0:
+		return "none";
+	case 1:
+		return "done";
+	case 64:
+		return "unregistered";
+	case 65:
+		return "unregistered by the BPF scheduler";
+	case 66:
+		return "unregistered by the kernel";
+	case 67:
+		return "sysrq";
+	case 1024:
+		return "error";
+	case 1025:
+		return "error in the BPF scheduler";
+	case 1026:
+		return "stall (watchdog)";
+	default:
+		return kind >= 1024 ? "error" : "other";
+	}
+}

@@ -1,0 +1,50 @@
+/* scx_sched.h - one sched_ext scheduler object: open, load, attach, read its
+ * counters and exit info, detach. */
+#ifndef SCHEDIO_CLI_SCX_SCX_SCHED_H
+#define SCHEDIO_CLI_SCX_SCX_SCHED_H
+
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "scx_shared.h"
+
+struct bpf_object;
+struct bpf_map;
+
+struct scx_sched {
+	struct bpf_object *obj;
+	struct bpf_map *ops; /* the object's one struct_ops map */
+	struct btf *obj_btf; /* its BTF as compiled (the kfuncs it calls), or NULL */
+	char name[128];	     /* the ops name: the struct_ops variable's name */
+	int link_fd;	     /* -1 while not attached */
+	char err[256];	     /* why the last call failed */
+};
+
+/* Opens an object from memory (elf, len) or, with elf NULL, from the file
+ * path; marks init sleepable and the map as link-attached. Returns 0 or -errno. */
+int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char *path);
+/* Loads programs and maps into the kernel; returns 0 or -errno (-ENOENT: it
+ * failed because the kernel lacks a kfunc the object calls; s->err names it). */
+int scx_sched_load(struct scx_sched *s);
+/* Writes key -> value into the array map named map (configuration set
+ * between load and attach); returns 0 or -errno. */
+int scx_sched_map_set(struct scx_sched *s, const char *map, uint32_t key, const void *value);
+/* Registers the scheduler with the given watchdog timeout (0: kernel default),
+ * for SCHED_EXT tasks only when partial; returns 0 or -errno (-EBUSY: another
+ * scheduler is active). */
+int scx_sched_attach(struct scx_sched *s, uint32_t timeout_ms, bool partial);
+/* Sums the per-CPU counters into out[SCHEDIO_SCX_STAT_NR]; returns 0 or -errno. */
+int scx_sched_stats(struct scx_sched *s, uint64_t out[SCHEDIO_SCX_STAT_NR]);
+/* Reads what ops.exit recorded; returns 1 if it ran, 0 if not yet, -errno. */
+int scx_sched_exit_info(struct scx_sched *s, struct schedio_scx_exit *out);
+/* Unregisters the scheduler (the kernel runs ops.exit before this returns). */
+void scx_sched_detach(struct scx_sched *s);
+/* Detaches if needed and frees everything. */
+void scx_sched_close(struct scx_sched *s);
+/* A name for an enum scx_exit_kind value, e.g. "stall" for 1026. */
+const char *scx_sched_exit_kind_name(int32_t kind);
+
+#endif /* SCHEDIO_CLI_SCX_SCX_SCHED_H */

@@ -1,0 +1,258 @@
+/* api_metrics.c - GET /metrics in the Prometheus text format: the server's
+ * own counters, and per host its latest runqueue latency (as a Prometheus
+ * histogram on fixed bounds) and iocost usage vs hweight per cgroup.
+ *
+ * Cardinality is bounded on purpose: hosts not heard from for an hour are
+ * left out, at most METRICS_MAX_HOSTS hosts and METRICS_MAX_CGROUPS cgroups
+ * per disk are shown (the rest counted in schedio_metrics_series_dropped),
+ * and the 528-bucket layout is folded into 20 fixed bounds.
+ */
+#include "server/api/api.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/ingest/ingest.h"
+#include "server/series/iocost_set.h"
+#include "server/series/runqlat_set.h"
+#include "server/store/store_pool.h"
+
+#define METRICS_MAX_HOSTS 5000
+#define METRICS_MAX_CGROUPS 64
+#define METRICS_RECENT_MS 3600000LL
+
+static const double le_seconds[] = { 1e-6,   2.5e-6, 5e-6,   1e-5,   2.5e-5, 5e-5,   1e-4, 2.5e-4, 5e-4, 1e-3,
+				     2.5e-3, 5e-3,   1e-2,   2.5e-2, 5e-2,   1e-1,   2.5e-1, 5e-1, 1,     2.5 };
+#define NLE (sizeof(le_seconds) / sizeof(le_seconds[0]))
+
+/* Appends raw bytes (blob_put_str would add a length prefix). */
+static void append(struct blob *b, const void *p, size_t n)
+{
+	if (b->oom || n == 0)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 65536;
+		uint8_t *np;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->oom = true;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+/* Appends one formatted line (lines are short: label values are cut to 200 bytes). */
+__attribute__((format(printf, 2, 3))) static void outf(struct blob *b, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		append(b, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* A label value with \, " and newlines escaped, cut to 200 bytes. */
+static void esc(char *out, size_t outlen, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s && o + 3 < outlen && o < 200; s++) {
+		if (*s == '\\' || *s == '"') {
+			out[o++] = '\\';
+			out[o++] = *s;
+		} else if (*s == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else {
+			out[o++] = *s;
+		}
+	}
+	out[o] = '\0';
+}
+
+static void own_metrics(struct blob *b, struct server *srv, struct store *st, size_t hosts)
+{
+	struct stats *s = &srv->stats;
+	uint64_t cum = 0;
+
+	outf(b, "# HELP schedio_reports_accepted_total Agent reports stored.\n"
+		"# TYPE schedio_reports_accepted_total counter\nschedio_reports_accepted_total %llu\n",
+	     (unsigned long long)atomic_load(&s->accepted));
+	outf(b, "# HELP schedio_reports_duplicate_total Reports received again and not stored twice.\n"
+		"# TYPE schedio_reports_duplicate_total counter\nschedio_reports_duplicate_total %llu\n",
+	     (unsigned long long)atomic_load(&s->duplicates));
+	outf(b, "# HELP schedio_agent_reports_dropped_total Reports agents dropped from full spools, as the "
+		"reports stored since the server started say (delivery.dropped).\n"
+		"# TYPE schedio_agent_reports_dropped_total counter\nschedio_agent_reports_dropped_total %llu\n",
+	     (unsigned long long)atomic_load(&s->agent_dropped));
+	outf(b, "# HELP schedio_reports_rejected_total Reports refused, by reason.\n"
+		"# TYPE schedio_reports_rejected_total counter\n");
+	for (int r = 0; r < STATS_REJECT_REASONS; r++)
+		outf(b, "schedio_reports_rejected_total{reason=\"%s\"} %llu\n", stats_reject_name(r),
+		     (unsigned long long)atomic_load(&s->rejected[r]));
+	outf(b, "# HELP schedio_ingest_latency_seconds Time from a report's arrival to its answer (after commit).\n"
+		"# TYPE schedio_ingest_latency_seconds histogram\n");
+	for (int i = 0; i <= STATS_LATENCY_BUCKETS; i++) {
+		cum += atomic_load(&s->latency[i]);
+		if (i < STATS_LATENCY_BUCKETS)
+			outf(b, "schedio_ingest_latency_seconds_bucket{le=\"%g\"} %llu\n", stats_latency_le[i],
+			     (unsigned long long)cum);
+		else
+			outf(b, "schedio_ingest_latency_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)cum);
+	}
+	outf(b, "schedio_ingest_latency_seconds_sum %.6f\nschedio_ingest_latency_seconds_count %llu\n",
+	     (double)atomic_load(&s->latency_sum_us) / 1e6, (unsigned long long)atomic_load(&s->latency_count));
+	outf(b, "# HELP schedio_ingest_batches_total Writer transactions committed.\n"
+		"# TYPE schedio_ingest_batches_total counter\nschedio_ingest_batches_total %llu\n",
+	     (unsigned long long)atomic_load(&s->batches));
+	outf(b, "# HELP schedio_database_size_bytes Size of the SQLite database.\n"
+		"# TYPE schedio_database_size_bytes gauge\nschedio_database_size_bytes %lld\n",
+	     (long long)st->ops->size_bytes(st));
+	outf(b, "# HELP schedio_hosts Hosts known to the server.\n# TYPE schedio_hosts gauge\nschedio_hosts %zu\n",
+	     hosts);
+}
+
+struct mctx {
+	struct store *st;
+	struct blob rq, io;
+	int64_t now;
+	size_t hosts, shown, dropped;
+	char host[512], id[300];
+	struct runqlat_hist *h;
+};
+
+static int latest_row(void *arg, const struct store_row *r)
+{
+	struct mctx *c = arg;
+	struct iocost_set io = { 0 };
+	size_t per_dev = 0;
+	const char *dev = NULL;
+
+	memset(c->h, 0, sizeof(*c->h));
+	if (r->host_hist && runqlat_hist_add_blob(c->h, r->host_hist, r->host_hist_len, runqlat_set_want_host, NULL) == 0 &&
+	    hist_total(c->h->buckets) > 0) {
+		uint64_t cum = 0;
+		uint32_t idx = 0;
+
+		for (size_t i = 0; i < NLE; i++) {
+			while (idx < HIST_BUCKETS && (double)hist_bucket_value(idx) <= le_seconds[i] * 1e9)
+				cum += c->h->buckets[idx++];
+			outf(&c->rq, "schedio_runqlat_seconds_bucket{host=\"%s\",id=\"%s\",le=\"%g\"} %llu\n", c->host,
+			     c->id, le_seconds[i], (unsigned long long)cum);
+		}
+		outf(&c->rq, "schedio_runqlat_seconds_bucket{host=\"%s\",id=\"%s\",le=\"+Inf\"} %llu\n", c->host,
+		     c->id, (unsigned long long)hist_total(c->h->buckets));
+		outf(&c->rq, "schedio_runqlat_seconds_sum{host=\"%s\",id=\"%s\"} %.9f\n", c->host, c->id,
+		     (double)c->h->sum_ns / 1e9);
+		outf(&c->rq, "schedio_runqlat_seconds_count{host=\"%s\",id=\"%s\"} %llu\n", c->host, c->id,
+		     (unsigned long long)hist_total(c->h->buckets));
+	}
+	if (!r->iocost || iocost_set_add_blob(&io, r->iocost, r->iocost_len) < 0)
+		goto out;
+	for (size_t i = 0; i < io.n; i++) {
+		const struct iocost_row *row = io.v[i];
+		static const struct { const char *name; int f; } fields[] = {
+			{ "usage_pct", IOCOST_USAGE },
+			{ "hweight_active_pct", IOCOST_HWEIGHT_ACTIVE },
+			{ "hweight_inuse_pct", IOCOST_HWEIGHT_INUSE },
+			{ "weight", IOCOST_WEIGHT },
+		};
+		char edev[256], path[256];
+		double v;
+
+		esc(edev, sizeof(edev), row->dev);
+		if (row->kind == IOCOST_DISK) {
+			if (iocost_row_value(row, IOCOST_VRATE, &v))
+				outf(&c->io, "schedio_iocost_vrate_pct{host=\"%s\",id=\"%s\",dev=\"%s\"} %g\n", c->host,
+				     c->id, edev, v);
+			continue;
+		}
+		if (!dev || strcmp(dev, row->dev) != 0) {
+			dev = row->dev;
+			per_dev = 0;
+		}
+		if (++per_dev > METRICS_MAX_CGROUPS) {
+			c->dropped++;
+			continue;
+		}
+		esc(path, sizeof(path), row->path);
+		for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+			if (iocost_row_value(row, fields[f].f, &v))
+				outf(&c->io, "schedio_iocost_%s{host=\"%s\",id=\"%s\",dev=\"%s\",cgroup=\"%s\"} %g\n",
+				     fields[f].name, c->host, c->id, edev, path, v);
+	}
+out:
+	iocost_set_free(&io);
+	return 1; /* only the latest row */
+}
+
+static int metrics_host(void *arg, const struct store_host *h)
+{
+	struct mctx *c = arg;
+
+	c->hosts++;
+	if (c->now - h->last_end_ms > METRICS_RECENT_MS)
+		return 0;
+	if (c->shown >= METRICS_MAX_HOSTS) {
+		c->dropped++;
+		return 0;
+	}
+	c->shown++;
+	esc(c->host, sizeof(c->host), h->hostname);
+	esc(c->id, sizeof(c->id), h->machine_id);
+	return c->st->ops->latest(c->st, h->id, latest_row, c) < 0 ? -1 : 0;
+}
+
+enum MHD_Result api_metrics(struct http_request *req)
+{
+	struct mctx c = { .now = ingest_now_ms() };
+	struct blob out = { 0 };
+	enum MHD_Result ret;
+	int rc;
+
+	c.h = calloc(1, sizeof(*c.h));
+	if (!c.h)
+		return http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
+	c.st = store_pool_get(req->srv->readers);
+	rc = c.st->ops->hosts(c.st, NULL, metrics_host, &c);
+	own_metrics(&out, req->srv, c.st, c.hosts);
+	store_pool_put(req->srv->readers, c.st);
+	outf(&out, "# HELP schedio_runqlat_seconds Runqueue latency of each host's latest report.\n"
+		   "# TYPE schedio_runqlat_seconds histogram\n");
+	append(&out, c.rq.p, c.rq.len);
+	outf(&out, "# HELP schedio_iocost_usage_pct IO usage of a cgroup (percent of the device, latest report).\n"
+		   "# TYPE schedio_iocost_usage_pct gauge\n"
+		   "# HELP schedio_iocost_hweight_inuse_pct Hierarchical weight in use (percent).\n"
+		   "# TYPE schedio_iocost_hweight_inuse_pct gauge\n"
+		   "# HELP schedio_iocost_hweight_active_pct Hierarchical weight when active (percent).\n"
+		   "# TYPE schedio_iocost_hweight_active_pct gauge\n"
+		   "# HELP schedio_iocost_weight Configured io.weight.\n# TYPE schedio_iocost_weight gauge\n"
+		   "# HELP schedio_iocost_vrate_pct Device vrate (percent).\n# TYPE schedio_iocost_vrate_pct gauge\n");
+	append(&out, c.io.p, c.io.len);
+	outf(&out, "# HELP schedio_metrics_series_dropped Hosts or cgroups left out to bound cardinality.\n"
+		   "# TYPE schedio_metrics_series_dropped gauge\nschedio_metrics_series_dropped %zu\n",
+	     c.dropped);
+	free(c.h);
+	blob_free(&c.rq);
+	blob_free(&c.io);
+	if (rc < 0 || out.oom) {
+		blob_free(&out);
+		return http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "metrics unavailable");
+	}
+	ret = http_reply(req, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", out.p, out.len);
+	blob_free(&out);
+	return ret;
+}

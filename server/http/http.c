@@ -1,0 +1,259 @@
+/* http.c - libmicrohttpd glue. A request's body is collected into one buffer
+ * that never grows past the configured cap: a Content-Length above it is
+ * refused before any byte is read, and a chunked body that crosses it is
+ * drained and refused, so no client can make the server hold more than the
+ * cap per connection.
+ */
+#include "server/http/http.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "server/http/route.h"
+
+static void request_free(struct http_request *req)
+{
+	if (!req)
+		return;
+	if (req->state_free)
+		req->state_free(req->state);
+	for (int i = 0; i < req->nargs; i++)
+		free(req->args[i]);
+	free(req->body);
+	free(req);
+}
+
+static int body_append(struct http_request *req, const char *data, size_t len)
+{
+	size_t max = req->srv->opt.max_body;
+
+	if (req->body_too_large || req->body_len + len > max) {
+		req->body_too_large = true;
+		return 0;
+	}
+	if (req->body_len + len + 1 > req->body_cap) {
+		size_t cap = req->body_cap ? req->body_cap : 4096;
+		char *nb;
+
+		while (cap < req->body_len + len + 1)
+			cap *= 2;
+		if (cap > max + 1)
+			cap = max + 1;
+		nb = realloc(req->body, cap);
+		if (!nb)
+			return -ENOMEM;
+		req->body = nb;
+		req->body_cap = cap;
+	}
+	memcpy(req->body + req->body_len, data, len);
+	req->body_len += len;
+	req->body[req->body_len] = '\0';
+	return 0;
+}
+
+/* Runs the route handler unless the server is draining. The count goes up
+ * before the flag is read, so http_drain, which sets the flag and then waits
+ * for a zero count, never returns while a handler can still reach the stores.
+ * A request resumed after its report was committed still gets its answer. */
+static enum MHD_Result dispatch(struct http_request *req)
+{
+	struct server *srv = req->srv;
+	enum MHD_Result ret;
+
+	atomic_fetch_add(&srv->in_handler, 1);
+	if (atomic_load(&srv->draining) && !req->state)
+		ret = http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is shutting down; retry later");
+	else
+		ret = route_dispatch(req);
+	atomic_fetch_sub(&srv->in_handler, 1);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+				  const char *version, const char *upload_data, size_t *upload_data_size,
+				  void **con_cls)
+{
+	struct server *srv = cls;
+	struct http_request *req = *con_cls;
+
+	if (!req) {
+		const char *clen;
+
+		req = calloc(1, sizeof(*req));
+		if (!req)
+			return MHD_NO;
+		req->conn = conn;
+		req->srv = srv;
+		req->method = method;
+		req->path = url;
+		*con_cls = req;
+		clen = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (clen && strtoull(clen, NULL, 10) > srv->opt.max_body)
+			return http_reply_error(req, MHD_HTTP_CONTENT_TOO_LARGE,
+						"request body is larger than the limit of %zu bytes", srv->opt.max_body);
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		if (body_append(req, upload_data, *upload_data_size) < 0)
+			return MHD_NO;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (req->body_too_large)
+		return http_reply_error(req, MHD_HTTP_CONTENT_TOO_LARGE, "request body is larger than the limit of %zu bytes",
+					srv->opt.max_body);
+	if (!req->body) {
+		req->body = calloc(1, 1);
+		if (!req->body)
+			return MHD_NO;
+	}
+	return dispatch(req);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	request_free(*con_cls);
+	*con_cls = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	log_debug("http: %s", msg);
+}
+
+int http_start(struct server *srv)
+{
+	unsigned threads = srv->opt.threads;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert_pem },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key_pem },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+
+	if (threads == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = n > 0 ? (unsigned)n : 1;
+	}
+	if (srv->tls_cert_pem) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			fprintf(stderr, "schedio-server: this libmicrohttpd has no TLS support\n");
+			return -1;
+		}
+		flags |= MHD_USE_TLS;
+	} else {
+		tls[0].option = MHD_OPTION_END; /* plain HTTP: no TLS options */
+	}
+	srv->mhd = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_ARRAY, tls, MHD_OPTION_LISTEN_SOCKET, srv->listen_fd, MHD_OPTION_THREAD_POOL_SIZE,
+		threads, MHD_OPTION_CONNECTION_LIMIT, srv->opt.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+		srv->opt.conn_timeout_s, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, MHD_OPTION_NOTIFY_COMPLETED,
+		on_completed, srv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, MHD_OPTION_END);
+	if (!srv->mhd) {
+		fprintf(stderr, "schedio-server: cannot start the HTTP server%s\n",
+			srv->tls_cert_pem ? " (is --tls-key the key of --tls-cert?)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+void http_drain(struct server *srv)
+{
+	const struct timespec tick = { .tv_nsec = 1000000 };
+
+	/* Not MHD_quiesce_daemon: with a thread pool on epoll it races the
+	 * workers removing the listen socket themselves and aborts (0.9.75). */
+	atomic_store(&srv->draining, true);
+	while (atomic_load(&srv->in_handler) > 0)
+		nanosleep(&tick, NULL);
+}
+
+void http_stop(struct server *srv)
+{
+	if (srv->mhd) {
+		MHD_stop_daemon(srv->mhd); /* closes the listen socket too */
+		srv->listen_fd = -1;
+	}
+	srv->mhd = NULL;
+}
+
+enum MHD_Result http_reply(struct http_request *req, unsigned status, const char *ctype, const void *body, size_t len)
+{
+	struct MHD_Response *res;
+	enum MHD_Result ret;
+
+	res = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!res)
+		return MHD_NO;
+	if (ctype)
+		MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
+	ret = MHD_queue_response(req->conn, status, res);
+	MHD_destroy_response(res);
+	return ret;
+}
+
+enum MHD_Result http_reply_json(struct http_request *req, unsigned status, cJSON *doc)
+{
+	char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+	enum MHD_Result ret;
+
+	cJSON_Delete(doc);
+	if (!text)
+		return http_reply(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "application/json",
+				  "{\"error\":\"out of memory\"}", 25);
+	ret = http_reply(req, status, "application/json", text, strlen(text));
+	free(text);
+	return ret;
+}
+
+enum MHD_Result http_reply_error(struct http_request *req, unsigned status, const char *fmt, ...)
+{
+	char msg[512];
+	cJSON *doc;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	doc = cJSON_CreateObject();
+	if (doc)
+		cJSON_AddStringToObject(doc, "error", msg);
+	return http_reply_json(req, status, doc);
+}
+
+enum MHD_Result http_reply_error_allow(struct http_request *req, const char *allow)
+{
+	static const char body[] = "{\"error\":\"method not allowed on this path\"}";
+	struct MHD_Response *res;
+	enum MHD_Result ret;
+
+	res = MHD_create_response_from_buffer(sizeof(body) - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
+	if (!res)
+		return MHD_NO;
+	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(res, MHD_HTTP_HEADER_ALLOW, allow);
+	ret = MHD_queue_response(req->conn, MHD_HTTP_METHOD_NOT_ALLOWED, res);
+	MHD_destroy_response(res);
+	return ret;
+}
+
+const char *http_query(struct http_request *req, const char *key)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+const char *http_header(struct http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}

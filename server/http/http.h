@@ -1,0 +1,52 @@
+/* http.h - the HTTP layer over libmicrohttpd: one request object per request
+ * that collects the body under a cap, route dispatch, and JSON replies. Every
+ * error reply is {"error": "..."} with a fitting status.
+ */
+#ifndef SCHEDIO_SERVER_HTTP_HTTP_H
+#define SCHEDIO_SERVER_HTTP_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include <microhttpd.h>
+
+#include "server/server.h"
+
+#define HTTP_MAX_PATH_ARGS 4
+
+struct http_request {
+	struct MHD_Connection *conn;
+	struct server *srv;
+	const char *method;
+	const char *path;                             /* URL path, no query string */
+	char *body;                                   /* NUL-terminated */
+	size_t body_len;
+	size_t body_cap;
+	bool body_too_large;
+	char *args[HTTP_MAX_PATH_ARGS];               /* decoded {captures} of the route */
+	int nargs;
+	void *state;                                  /* a handler's own state across calls */
+	void (*state_free)(void *state);
+};
+
+/* Starts the HTTP daemon on srv->listen_fd; returns 0 or -1 with a message on stderr. */
+int http_start(struct server *srv);
+/* Answers new requests 503 and waits until no handler runs (before the stores stop). */
+void http_drain(struct server *srv);
+/* Stops the daemon, waiting for requests in flight. */
+void http_stop(struct server *srv);
+
+/* Queues a reply with the given status, content type and body (copied). */
+enum MHD_Result http_reply(struct http_request *req, unsigned status, const char *ctype, const void *body, size_t len);
+/* Queues a JSON reply; takes ownership of doc. */
+enum MHD_Result http_reply_json(struct http_request *req, unsigned status, cJSON *doc);
+/* Queues {"error": "<formatted message>"} with the given status. */
+__attribute__((format(printf, 3, 4))) enum MHD_Result http_reply_error(struct http_request *req, unsigned status, const char *fmt, ...);
+/* Queues 405 {"error": ...} with an Allow header listing the allowed methods. */
+enum MHD_Result http_reply_error_allow(struct http_request *req, const char *allow);
+/* Value of query parameter key, or NULL. */
+const char *http_query(struct http_request *req, const char *key);
+/* Value of request header name, or NULL. */
+const char *http_header(struct http_request *req, const char *name);
+
+#endif /* SCHEDIO_SERVER_HTTP_HTTP_H */

@@ -1,0 +1,111 @@
+/* route.c - the server's route table and its matcher. Every API path is
+ * listed here, so this file is the index of the HTTP API; schema/openapi.yaml
+ * documents the same list. A path that matches a pattern under another
+ * method answers 405 with Allow, so clients can tell a typo from a misuse.
+ */
+#include "server/http/route.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/api/api.h"
+
+static const struct route routes[] = {
+	{ "GET", "/healthz", api_healthz },
+	{ "POST", "/api/v1/ssd/results", api_ssd_submit },
+	{ "GET", "/api/v1/ssd/results/{id}", api_ssd_result_get },
+	{ "GET", "/api/v1/ssd/results/{id}/file", api_ssd_result_file },
+	{ "GET", "/api/v1/ssd/models", api_ssd_models },
+	{ "GET", "/api/v1/ssd/models/{id}", api_ssd_model_get },
+	{ "GET", "/api/v1/ssd/models/{id}/config", api_ssd_model_config },
+	{ "GET", "/api/v1/ssd/hwdb", api_ssd_hwdb },
+	{ "GET", "/metrics", api_metrics },
+	{ "POST", "/api/v1/reports", api_reports_post },
+	{ "GET", "/api/v1/hosts", api_hosts_list },
+	{ "GET", "/api/v1/hosts/{id}", api_host_get },
+	{ "GET", "/api/v1/hosts/{id}/reports", api_host_reports },
+	{ "GET", "/api/v1/hosts/{id}/runqlat", api_host_runqlat },
+	{ "GET", "/api/v1/hosts/{id}/iocost", api_host_iocost },
+	{ "GET", "/api/v1/fleet/runqlat", api_fleet_runqlat },
+};
+
+int route_match(const char *pattern, const char *path, char **args, int max)
+{
+	int n = 0;
+
+	while (*pattern && *path) {
+		const char *pe, *se;
+		size_t plen, slen;
+
+		if (*pattern != '/' || *path != '/')
+			goto nomatch;
+		pattern++;
+		path++;
+		pe = strchr(pattern, '/');
+		se = strchr(path, '/');
+		plen = pe ? (size_t)(pe - pattern) : strlen(pattern);
+		slen = se ? (size_t)(se - path) : strlen(path);
+		if (plen >= 2 && pattern[0] == '{' && pattern[plen - 1] == '}') {
+			if (slen == 0 || n >= max)
+				goto nomatch;
+			args[n] = strndup(path, slen); /* libmicrohttpd has percent-decoded the path already */
+			if (!args[n])
+				goto nomatch;
+			n++;
+		} else if (plen != slen || memcmp(pattern, path, plen) != 0) {
+			goto nomatch;
+		}
+		pattern += plen;
+		path += slen;
+	}
+	if (*pattern || *path)
+		goto nomatch;
+	return n;
+nomatch:
+	for (int i = 0; i < n; i++) {
+		free(args[i]);
+		args[i] = NULL;
+	}
+	return -1;
+}
+
+static bool is_api_path(const char *path)
+{
+	return strncmp(path, "/api/", 5) == 0 || strcmp(path, "/healthz") == 0 || strcmp(path, "/metrics") == 0;
+}
+
+enum MHD_Result route_dispatch(struct http_request *req)
+{
+	char allow[64] = "";
+	size_t nroutes = sizeof(routes) / sizeof(routes[0]);
+
+	if (!is_api_path(req->path)) {
+		if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD"))
+			return http_reply_error(req, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is allowed on dashboard paths");
+		return static_files_serve(req);
+	}
+	for (size_t i = 0; i < nroutes; i++) {
+		char *args[HTTP_MAX_PATH_ARGS] = { 0 };
+		int n = route_match(routes[i].pattern, req->path, args, HTTP_MAX_PATH_ARGS);
+
+		if (n < 0)
+			continue;
+		if (strcmp(routes[i].method, req->method) == 0 ||
+		    (strcmp(req->method, "HEAD") == 0 && strcmp(routes[i].method, "GET") == 0)) {
+			memcpy(req->args, args, sizeof(args));
+			req->nargs = n;
+			return routes[i].handler(req);
+		}
+		for (int k = 0; k < n; k++)
+			free(args[k]);
+		if (!strstr(allow, routes[i].method)) {
+			if (*allow)
+				strncat(allow, ", ", sizeof(allow) - strlen(allow) - 1);
+			strncat(allow, routes[i].method, sizeof(allow) - strlen(allow) - 1);
+		}
+	}
+	if (*allow)
+		return http_reply_error_allow(req, allow);
+	return http_reply_error(req, MHD_HTTP_NOT_FOUND, "no such API path");
+}

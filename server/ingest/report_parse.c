@@ -1,0 +1,728 @@
+/* report_parse.c - see report_parse.h. Parsing is strict where the server depends on a
+ * value (types, ranges, lengths, the histogram layout) and lenient about
+ * everything it does not know (unknown fields are ignored), so newer agents
+ * keep working against this server. Limits on lengths and counts are refused
+ * with a message naming the limit rather than truncated, so what is stored is
+ * always exactly what was sent.
+ */
+#include "server/ingest/report_parse.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/series/iocost_set.h"
+#include "server/json/json_arena.h"
+#include "server/json/json_parse.h"
+#include "server/series/runqlat_set.h"
+
+#define JS_MAX_INT 9007199254740992.0 /* 2^53: beyond it a JSON number is not an exact integer */
+
+struct parse {
+	char *err;
+	size_t errlen;
+	int status;
+};
+
+__attribute__((format(printf, 3, 4))) static int fail(struct parse *ps, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ps->status) {
+		va_start(ap, fmt);
+		vsnprintf(ps->err, ps->errlen, fmt, ap);
+		va_end(ap);
+		ps->status = status;
+	}
+	return -1;
+}
+
+/* A string field: absent is fine unless required; present must be a string of 1..max bytes. */
+static int get_str(struct parse *ps, const cJSON *obj, const char *name, const char *path, bool required, size_t max,
+		   const char **out)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+	size_t len;
+
+	*out = NULL;
+	if (!it || cJSON_IsNull(it)) {
+		if (required)
+			return fail(ps, 400, "missing required field %s%s", path, name);
+		return 0;
+	}
+	if (!cJSON_IsString(it) || !it->valuestring)
+		return fail(ps, 400, "%s%s must be a string", path, name);
+	len = strlen(it->valuestring);
+	if (required && len == 0)
+		return fail(ps, 400, "%s%s must not be empty", path, name);
+	if (len > max)
+		return fail(ps, 400, "%s%s is longer than the limit of %zu bytes", path, name, max);
+	*out = it->valuestring;
+	return 0;
+}
+
+/* True if it is an exact integer in [min, max]. */
+static bool int_ok(const cJSON *it, int64_t min, int64_t max, int64_t *out)
+{
+	double d;
+	int64_t i;
+
+	if (!cJSON_IsNumber(it))
+		return false;
+	d = it->valuedouble;
+	/* NaN fails the range test; the 2^53 bound makes the cast exact and defined. */
+	if (!(d >= (double)min && d <= (double)max) || d > JS_MAX_INT || d < -JS_MAX_INT)
+		return false;
+	i = (int64_t)d;
+	if ((double)i != d)
+		return false;
+	*out = i;
+	return true;
+}
+
+static int int_fail(struct parse *ps, const cJSON *it, const char *path, const char *name, int64_t min, int64_t max)
+{
+	if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble != floor(it->valuedouble))
+		return fail(ps, 400, "%s%s must be an integer", path, name);
+	return fail(ps, 400, "%s%s is out of range (%lld..%lld)", path, name, (long long)min, (long long)max);
+}
+
+/* An integer field; *present says whether it was there. */
+static int get_int(struct parse *ps, const cJSON *obj, const char *name, const char *path, bool required, int64_t min,
+		   int64_t max, int64_t *out, bool *present)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (present)
+		*present = false;
+	if (!it || cJSON_IsNull(it)) {
+		if (required)
+			return fail(ps, 400, "missing required field %s%s", path, name);
+		return 0;
+	}
+	if (!int_ok(it, min, max, out))
+		return int_fail(ps, it, path, name, min, max);
+	if (present)
+		*present = true;
+	return 0;
+}
+
+/* A number field (percentages may be fractional); stored in thousandths. */
+static int get_milli(struct parse *ps, const cJSON *obj, const char *name, const char *path, int64_t *out,
+		     bool *present)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	*present = false;
+	if (!it || cJSON_IsNull(it))
+		return 0;
+	if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || fabs(it->valuedouble) > 1e12)
+		return fail(ps, 400, "%s%s must be a number", path, name);
+	*out = (int64_t)llround(it->valuedouble * 1000.0);
+	*present = true;
+	return 0;
+}
+
+static const cJSON *get_obj(struct parse *ps, const cJSON *obj, const char *name, const char *path, bool required)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (!it || cJSON_IsNull(it)) {
+		if (required)
+			fail(ps, 400, "missing required field %s%s", path, name);
+		return NULL;
+	}
+	if (!cJSON_IsObject(it)) {
+		fail(ps, 400, "%s%s must be an object", path, name);
+		return NULL;
+	}
+	return it;
+}
+
+static const cJSON *get_arr(struct parse *ps, const cJSON *obj, const char *name, const char *path, int max)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (!it || cJSON_IsNull(it))
+		return NULL;
+	if (!cJSON_IsArray(it)) {
+		fail(ps, 400, "%s%s must be an array", path, name);
+		return NULL;
+	}
+	if (cJSON_GetArraySize(it) > max) {
+		fail(ps, 413, "%s%s has more than the limit of %d entries", path, name, max);
+		return NULL;
+	}
+	return it;
+}
+
+/* Scratch space for turning sparse JSON buckets into an encoded series. */
+struct hist_scratch {
+	uint64_t dense[HIST_BUCKETS];   /* zero between series */
+	uint64_t cnt[HIST_BUCKETS];
+	uint16_t touched[HIST_BUCKETS];
+	struct runqlat_hist host;            /* the whole-host merge */
+};
+
+/* One runqlat histogram object (a cgroup, a CPU or a scheduler), encoded into
+ * out as (kind, key) unless out is NULL; added into sum unless that is NULL. */
+static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_t kind, const char *key,
+		      struct hist_scratch *sc, struct blob *out, struct runqlat_hist *sum)
+{
+	const cJSON *buckets, *pair;
+	int64_t count = 0, sum_ns = 0, max = 0;
+	size_t nt = 0;
+	int i = 0;
+
+	if (get_int(ps, o, "count", path, false, 0, INT64_MAX, &count, NULL) ||
+	    get_int(ps, o, "sum_ns", path, false, 0, INT64_MAX, &sum_ns, NULL) ||
+	    get_int(ps, o, "max_ns", path, false, 0, INT64_MAX, &max, NULL))
+		return -1;
+	buckets = get_arr(ps, o, "buckets", path, HIST_BUCKETS);
+	if (ps->status)
+		return -1;
+	cJSON_ArrayForEach(pair, buckets) {
+		const cJSON *a = pair->child, *b = a ? a->next : NULL;
+		int64_t idx, cnt;
+
+		if (!cJSON_IsArray(pair) || !b || b->next || !int_ok(a, 0, HIST_BUCKETS - 1, &idx) ||
+		    !int_ok(b, 0, INT64_MAX, &cnt)) {
+			/* Leave the scratch zeroed for the next report. */
+			for (size_t k = 0; k < nt; k++)
+				sc->dense[sc->touched[k]] = 0;
+			return fail(ps, 400, "%sbuckets[%d] must be [index, count] with index 0..%d and count >= 0",
+				    path, i, HIST_BUCKETS - 1);
+		}
+		if (!sc->dense[idx] && cnt) {
+			/* Agents send buckets in index order; keep the list sorted either way. */
+			size_t k = nt++;
+
+			while (k > 0 && sc->touched[k - 1] > idx) {
+				sc->touched[k] = sc->touched[k - 1];
+				k--;
+			}
+			sc->touched[k] = (uint16_t)idx;
+		}
+		sc->dense[idx] += (uint64_t)cnt;
+		i++;
+	}
+	for (size_t k = 0; k < nt; k++) {
+		uint16_t b = sc->touched[k];
+
+		sc->cnt[k] = sc->dense[b];
+		if (sum)
+			sum->buckets[b] += sc->dense[b];
+		sc->dense[b] = 0;
+	}
+	if (sum) {
+		sum->count += (uint64_t)count;
+		sum->sum_ns += (uint64_t)sum_ns;
+		if ((uint64_t)max > sum->max_ns)
+			sum->max_ns = (uint64_t)max;
+	}
+	if (out)
+		runqlat_set_encode_series(out, kind, key, strlen(key), (uint64_t)count, (uint64_t)sum_ns, (uint64_t)max,
+				 sc->touched, sc->cnt, nt);
+	return 0;
+}
+
+/* Kernels from 6.6 on schedule fair tasks with EEVDF, older ones with CFS. */
+static const char *fair_class_name(const char *kernel)
+{
+	unsigned maj = 0, min = 0;
+
+	if (kernel && sscanf(kernel, "%u.%u", &maj, &min) == 2 && (maj > 6 || (maj == 6 && min >= 6)))
+		return "eevdf";
+	return "fair";
+}
+
+/* runqlat.by_scheduler: the host's samples split by the scheduler that ran
+ * each task, merged per group into sched (RUNQLAT_SCHED series). The split must
+ * add up to the whole host exactly, or the fleet groups would not add up to
+ * the fleet. */
+static int parse_by_scheduler(struct parse *ps, const cJSON *rq, const char *kernel, struct hist_scratch *sc,
+			      struct runqlat_set *sched)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(rq, "by_scheduler"), *it;
+	uint64_t count = 0, total = 0, host_total = hist_total(sc->host.buckets);
+	int i = 0;
+
+	if (!arr || cJSON_IsNull(arr))
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return fail(ps, 400, "runqlat.by_scheduler must be an array");
+	if (cJSON_GetArraySize(arr) > REPORT_MAX_SCHEDULERS)
+		return fail(ps, 400, "runqlat.by_scheduler has more than the limit of %d entries",
+			    REPORT_MAX_SCHEDULERS);
+	cJSON_ArrayForEach(it, arr) {
+		const cJSON *ops = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "ops") : NULL;
+		const char *key;
+		struct runqlat_hist *h;
+		char path[64];
+
+		snprintf(path, sizeof(path), "runqlat.by_scheduler[%d].", i);
+		if (!cJSON_IsObject(it))
+			return fail(ps, 400, "runqlat.by_scheduler[%d] must be an object", i);
+		/* null: the kernel's own classes, grouped as a host without sched_ext is. */
+		if (cJSON_IsNull(ops)) {
+			key = fair_class_name(kernel);
+		} else if (!cJSON_IsString(ops) || !ops->valuestring || !*ops->valuestring) {
+			return fail(ps, 400, "%sops must be null or a non-empty string", path);
+		} else if (strlen(ops->valuestring) > REPORT_MAX_NAME) {
+			return fail(ps, 400, "%sops is longer than the limit of %d bytes", path, REPORT_MAX_NAME);
+		} else {
+			key = ops->valuestring;
+		}
+		h = runqlat_set_get(sched, RUNQLAT_SCHED, key, strlen(key));
+		if (!h)
+			return fail(ps, 500, "out of memory");
+		if (parse_hist(ps, it, path, RUNQLAT_SCHED, key, sc, NULL, h))
+			return -1;
+		i++;
+	}
+	for (size_t k = 0; k < sched->n; k++) {
+		count += sched->v[k]->count;
+		total += hist_total(sched->v[k]->buckets);
+	}
+	if (count != sc->host.count)
+		return fail(ps, 400, "runqlat.by_scheduler counts add up to %llu, but the host total is %llu",
+			    (unsigned long long)count, (unsigned long long)sc->host.count);
+	if (total != host_total)
+		return fail(ps, 400, "runqlat.by_scheduler buckets add up to %llu, but the host's add up to %llu",
+			    (unsigned long long)total, (unsigned long long)host_total);
+	return 0;
+}
+
+static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
+{
+	const cJSON *layout = get_obj(ps, rq, "layout", "runqlat.", true), *arr[2], *it;
+	static const char *const names[2] = { "cgroups", "cpus" };
+	static char host_key[1]; /* "" */
+	struct hist_scratch *sc = NULL;
+	struct runqlat_set sched = { 0 };
+	int64_t g, n;
+	bool from_cpus;
+	int rc = -1;
+
+	if (!layout)
+		return -1;
+	if (get_int(ps, layout, "grouping_power", "runqlat.layout.", true, 0, 64, &g, NULL) ||
+	    get_int(ps, layout, "max_value_power", "runqlat.layout.", true, 0, 64, &n, NULL))
+		return -1;
+	if (g != HIST_GROUPING_POWER || n != HIST_MAX_VALUE_POWER)
+		return fail(ps, 422, "unknown histogram layout (grouping_power %lld, max_value_power %lld); this server "
+			    "stores grouping_power %d, max_value_power %d", (long long)g, (long long)n,
+			    HIST_GROUPING_POWER, HIST_MAX_VALUE_POWER);
+	for (int k = 0; k < 2; k++) {
+		arr[k] = get_arr(ps, rq, names[k], "runqlat.", REPORT_MAX_SERIES);
+		if (ps->status)
+			return -1;
+	}
+	if (cJSON_GetArraySize(arr[0]) + cJSON_GetArraySize(arr[1]) > REPORT_MAX_SERIES)
+		return fail(ps, 413, "runqlat has more than the limit of %d cgroups and CPUs", REPORT_MAX_SERIES);
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
+		return fail(ps, 500, "out of memory");
+	sc->host.kind = RUNQLAT_HOST;
+	sc->host.key = host_key;
+	/* The whole host: the CPUs when sent (every event lands on one CPU), else
+	 * the cgroups (the agent keys every task by exactly one cgroup). */
+	from_cpus = cJSON_GetArraySize(arr[1]) > 0;
+	runqlat_set_encode_begin(&rep->series, (size_t)(cJSON_GetArraySize(arr[0]) + cJSON_GetArraySize(arr[1])));
+	for (int k = 0; k < 2; k++) {
+		int i = 0;
+
+		cJSON_ArrayForEach(it, arr[k]) {
+			char key[32], hpath[64];
+			const char *kp;
+			int64_t cpu;
+
+			snprintf(hpath, sizeof(hpath), "runqlat.%s[%d].", names[k], i++);
+			if (!cJSON_IsObject(it)) {
+				fail(ps, 400, "runqlat.%s[%d] must be an object", names[k], i - 1);
+				goto out;
+			}
+			if (k == 0) {
+				if (get_str(ps, it, "path", hpath, true, REPORT_MAX_PATH, &kp))
+					goto out;
+			} else {
+				if (get_int(ps, it, "cpu", hpath, true, 0, 1 << 20, &cpu, NULL))
+					goto out;
+				snprintf(key, sizeof(key), "%lld", (long long)cpu);
+				kp = key;
+			}
+			if (parse_hist(ps, it, hpath, k ? RUNQLAT_CPU : RUNQLAT_CGROUP, kp, sc, &rep->series,
+				       from_cpus == (k == 1) ? &sc->host : NULL))
+				goto out;
+		}
+	}
+	if (parse_by_scheduler(ps, rq, rep->kernel, sc, &sched))
+		goto out;
+	runqlat_set_encode_host_hist(&rep->host_hist, &sc->host, &sched, rep->sched_group);
+	if (rep->host_hist.oom || rep->series.oom || blob_pack(&rep->series)) {
+		fail(ps, 500, "out of memory");
+		goto out;
+	}
+	rep->has_runqlat = true;
+	rc = 0;
+out:
+	runqlat_set_free(&sched);
+	free(sc);
+	return rc;
+}
+
+static int add_io(struct parse *ps, struct iocost_row *r, int f, const cJSON *o, const char *name, const char *path,
+		  bool milli)
+{
+	int64_t v;
+	bool has;
+
+	if (milli ? get_milli(ps, o, name, path, &v, &has) : get_int(ps, o, name, path, false, INT64_MIN / 4,
+								      INT64_MAX / 4, &v, &has))
+		return -1;
+	if (has) {
+		/* rows repeating one (dev, cgroup) are summed: refuse sums past int64 */
+		if (__builtin_add_overflow(r->sum[f], v, &r->sum[f]))
+			return fail(ps, 400, "%s%s: repeated rows for one cgroup and disk add up past the limit", path,
+				    name);
+		r->n[f]++;
+	}
+	return 0;
+}
+
+/* Copies one disk object into the API's shape, keyed by dev in disks (merged
+ * when host.disks and iocost.disks both describe it); adds its vrate row. */
+static int parse_disk(struct parse *ps, const cJSON *d, const char *path, cJSON *disks, struct iocost_set *io)
+{
+	static const char *const strs[] = { "name", "fwrev" };
+	const char *dev, *s;
+	cJSON *out = NULL, *ioc, *child;
+	int64_t v;
+	bool has;
+
+	if (!cJSON_IsObject(d))
+		return fail(ps, 400, "%.*s must be an object", (int)strlen(path) - 1, path);
+	if (get_str(ps, d, "dev", path, true, REPORT_MAX_NAME, &dev))
+		return -1;
+	cJSON_ArrayForEach(child, disks) {
+		if (strcmp(cJSON_GetObjectItemCaseSensitive(child, "dev")->valuestring, dev) == 0)
+			out = child;
+	}
+	if (!out) {
+		if (cJSON_GetArraySize(disks) >= REPORT_MAX_DISKS)
+			return fail(ps, 413, "more than the limit of %d disks", REPORT_MAX_DISKS);
+		out = cJSON_CreateObject();
+		if (!out)
+			return fail(ps, 500, "out of memory");
+		cJSON_AddItemToArray(disks, out);
+		cJSON_AddStringToObject(out, "dev", dev);
+		cJSON_AddItemToObject(out, "iocost", cJSON_CreateObject());
+	}
+	ioc = cJSON_GetObjectItemCaseSensitive(out, "iocost");
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		if (get_str(ps, d, strs[i], path, false, REPORT_MAX_NAME, &s))
+			return -1;
+		if (s) {
+			cJSON_DeleteItemFromObjectCaseSensitive(out, strs[i]);
+			cJSON_AddStringToObject(out, strs[i], s);
+		}
+	}
+	if (get_int(ps, d, "size_bytes", path, false, 0, INT64_MAX, &v, &has))
+		return -1;
+	if (has) {
+		cJSON_DeleteItemFromObjectCaseSensitive(out, "size_bytes");
+		cJSON_AddNumberToObject(out, "size_bytes", (double)v);
+	}
+	/* "model" names the drive when a string and io.cost.model when an object
+	 * (the report format uses the one key for both). */
+	cJSON_ArrayForEach(child, d) {
+		const char *k = child->string;
+
+		if (!k)
+			continue;
+		if (strcmp(k, "model") == 0 && cJSON_IsString(child)) {
+			if (strlen(child->valuestring) > REPORT_MAX_NAME)
+				return fail(ps, 400, "%smodel is longer than the limit of %d bytes", path,
+					    REPORT_MAX_NAME);
+			cJSON_DeleteItemFromObjectCaseSensitive(out, "model");
+			cJSON_AddStringToObject(out, "model", child->valuestring);
+		} else if ((strcmp(k, "model") == 0 || strcmp(k, "cost_model") == 0 || strcmp(k, "qos") == 0) &&
+			   !cJSON_IsNull(child)) {
+			const char *key = strcmp(k, "qos") == 0 ? "qos" : "model";
+
+			if (!cJSON_IsObject(child))
+				return fail(ps, 400, "%s%s must be an object", path, k);
+			cJSON_DeleteItemFromObjectCaseSensitive(ioc, key);
+			cJSON_AddItemToObject(ioc, key, cJSON_Duplicate(child, true));
+		} else if (strcmp(k, "rotational") == 0 || strcmp(k, "enabled") == 0) {
+			const char *key = strcmp(k, "enabled") == 0 ? "enabled" : "rotational";
+			cJSON *dst = strcmp(k, "enabled") == 0 ? ioc : out;
+
+			if (cJSON_IsNull(child))
+				continue;
+			if (!cJSON_IsBool(child))
+				return fail(ps, 400, "%s%s must be true or false", path, k);
+			cJSON_DeleteItemFromObjectCaseSensitive(dst, key);
+			cJSON_AddBoolToObject(dst, key, cJSON_IsTrue(child));
+		}
+	}
+	if (cJSON_GetObjectItemCaseSensitive(d, "vrate_pct")) {
+		struct iocost_row *r = iocost_set_get(io, IOCOST_DISK, dev, strlen(dev), "", 0);
+
+		if (!r)
+			return fail(ps, 500, "out of memory");
+		if (add_io(ps, r, IOCOST_VRATE, d, "vrate_pct", path, true))
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_disks(struct parse *ps, const cJSON *parent, const char *ppath, cJSON *disks, struct iocost_set *io)
+{
+	const cJSON *arr = get_arr(ps, parent, "disks", ppath, REPORT_MAX_DISKS), *d;
+	int i = 0;
+
+	if (ps->status)
+		return -1;
+	cJSON_ArrayForEach(d, arr) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "%sdisks[%d].", ppath, i++);
+		if (parse_disk(ps, d, path, disks, io))
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_iocost(struct parse *ps, const cJSON *ioc, cJSON *disks, struct iocost_set *io)
+{
+	static const struct { const char *name; int field; bool milli; } fields[] = {
+		{ "weight", IOCOST_WEIGHT, true },
+		{ "hweight_active_pct", IOCOST_HWEIGHT_ACTIVE, true },
+		{ "hweight_inuse_pct", IOCOST_HWEIGHT_INUSE, true },
+		{ "usage_pct", IOCOST_USAGE, true },
+		{ "wait_us", IOCOST_WAIT_US, false },
+		{ "indebt_us", IOCOST_INDEBT_US, false },
+		{ "indelay_us", IOCOST_INDELAY_US, false },
+	};
+	const cJSON *arr, *c;
+	int i = 0;
+
+	if (parse_disks(ps, ioc, "iocost.", disks, io))
+		return -1;
+	arr = get_arr(ps, ioc, "cgroups", "iocost.", REPORT_MAX_IOCOST_ROWS);
+	if (ps->status)
+		return -1;
+	cJSON_ArrayForEach(c, arr) {
+		const char *p, *dev;
+		struct iocost_row *r;
+		char path[64];
+
+		snprintf(path, sizeof(path), "iocost.cgroups[%d].", i++);
+		if (!cJSON_IsObject(c))
+			return fail(ps, 400, "%.*s must be an object", (int)strlen(path) - 1, path);
+		if (get_str(ps, c, "path", path, true, REPORT_MAX_PATH, &p) ||
+		    get_str(ps, c, "dev", path, true, REPORT_MAX_NAME, &dev))
+			return -1;
+		r = iocost_set_get(io, IOCOST_CGROUP, dev, strlen(dev), p, strlen(p));
+		if (!r)
+			return fail(ps, 500, "out of memory");
+		for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+			if (add_io(ps, r, fields[f].field, c, fields[f].name, path, fields[f].milli))
+				return -1;
+	}
+	return 0;
+}
+
+/* JSON text of item in plain malloc'd memory (the printer allocates from the arena). */
+static char *print_json(const cJSON *item)
+{
+	char *tmp = cJSON_PrintUnformatted(item), *out = tmp ? strdup(tmp) : NULL;
+
+	cJSON_free(tmp);
+	return out;
+}
+
+/* host.l3_domains: each domain is {"cpus": [...], "size_kb"} (the agent) or
+ * a bare [cpu, ...] (the API contract's form); stored as [[cpu, ...], ...]. */
+static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
+{
+	const cJSON *arr = get_arr(ps, host, "l3_domains", "host.", 4096), *dom, *cpu;
+	cJSON *out;
+	int i = 0;
+
+	if (!arr)
+		return ps->status ? -1 : 0;
+	out = cJSON_CreateArray();
+	if (!out)
+		return fail(ps, 500, "out of memory");
+	cJSON_ArrayForEach(dom, arr) {
+		const cJSON *cpus = cJSON_IsObject(dom) ? cJSON_GetObjectItemCaseSensitive(dom, "cpus") : dom;
+		cJSON *list = cJSON_CreateArray();
+		int64_t v;
+
+		cJSON_AddItemToArray(out, list);
+		if (!cJSON_IsArray(cpus) || !list) {
+			cJSON_Delete(out);
+			return fail(ps, 400, "host.l3_domains[%d] must be {\"cpus\": [CPU, ...]} or [CPU, ...]", i);
+		}
+		cJSON_ArrayForEach(cpu, cpus) {
+			if (!int_ok(cpu, 0, 1 << 20, &v)) {
+				cJSON_Delete(out);
+				return fail(ps, 400, "host.l3_domains[%d] must hold CPU numbers (0..%d)", i, 1 << 20);
+			}
+			cJSON_AddItemToArray(list, cJSON_CreateNumber((double)v));
+		}
+		i++;
+	}
+	rep->l3_json = print_json(out);
+	cJSON_Delete(out);
+	return rep->l3_json ? 0 : fail(ps, 500, "out of memory");
+}
+
+/* Copies the strings the report keeps out of the JSON tree (which lives in
+ * the parse arena) into one buffer the report owns. */
+static int own_strings(struct report *rep)
+{
+	const char **fields[] = { &rep->machine_id, &rep->hostname, &rep->kernel, &rep->arch, &rep->agent_version,
+				  &rep->sched_state, &rep->sched_ops };
+	size_t total = 0;
+	char *o;
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		total += *fields[i] ? strlen(*fields[i]) + 1 : 0;
+	rep->strings = o = malloc(total + 1);
+	if (!o)
+		return -1;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		size_t n;
+
+		if (!*fields[i])
+			continue;
+		n = strlen(*fields[i]) + 1;
+		memcpy(o, *fields[i], n);
+		*fields[i] = o;
+		o += n;
+	}
+	rep->sched_group = report_sched_group(rep->sched_state, rep->sched_ops, rep->kernel);
+	return 0;
+}
+
+const char *report_sched_group(const char *state, const char *ops, const char *kernel)
+{
+	if (state && strcmp(state, "enabled") == 0 && ops && *ops)
+		return ops;
+	return fair_class_name(kernel);
+}
+
+int report_parse(const char *body, size_t len, struct report *rep, char *err, size_t errlen)
+{
+	struct parse ps = { .err = err, .errlen = errlen };
+	const cJSON *host, *iv, *sec, *agent;
+	const char *schema;
+	struct iocost_set io = { 0 };
+	cJSON *disks = NULL;
+	int64_t v;
+
+	memset(rep, 0, sizeof(*rep));
+	json_arena_begin();
+	rep->doc = json_parse(body, len);
+	if (!rep->doc) {
+		fail(&ps, 400, "body is not valid JSON (RFC 8259, strings in UTF-8)");
+		goto out;
+	}
+	if (!cJSON_IsObject(rep->doc)) {
+		fail(&ps, 400, "a report must be a JSON object");
+		goto out;
+	}
+	if (get_str(&ps, rep->doc, "schema", "", true, 64, &schema))
+		goto out;
+	if (strcmp(schema, REPORT_SCHEMA_V1) != 0) {
+		fail(&ps, 422, "unknown report schema '%s' (this server takes %s)", schema, REPORT_SCHEMA_V1);
+		goto out;
+	}
+	if (get_int(&ps, rep->doc, "seq", "", true, 1, INT64_MAX, &v, NULL))
+		goto out;
+	rep->seq = (uint64_t)v;
+	host = get_obj(&ps, rep->doc, "host", "", true);
+	iv = get_obj(&ps, rep->doc, "interval", "", true);
+	if (!host || !iv)
+		goto out;
+	if (get_str(&ps, host, "id", "host.", true, REPORT_MAX_ID, &rep->machine_id) ||
+	    get_str(&ps, host, "hostname", "host.", true, REPORT_MAX_HOSTNAME, &rep->hostname) ||
+	    get_str(&ps, host, "kernel", "host.", false, REPORT_MAX_NAME, &rep->kernel) ||
+	    get_str(&ps, host, "arch", "host.", false, REPORT_MAX_NAME, &rep->arch) ||
+	    get_int(&ps, host, "cpus", "host.", false, 1, 1 << 20, &rep->cpus, NULL) ||
+	    get_int(&ps, iv, "start_ms", "interval.", true, 0, INT64_MAX / 4, &rep->start_ms, NULL) ||
+	    get_int(&ps, iv, "end_ms", "interval.", true, 0, INT64_MAX / 4, &rep->end_ms, NULL) ||
+	    parse_l3(&ps, host, rep))
+		goto out;
+	if (rep->end_ms < rep->start_ms) {
+		fail(&ps, 400, "interval.end_ms is before interval.start_ms");
+		goto out;
+	}
+	agent = get_obj(&ps, rep->doc, "agent", "", false);
+	if ((agent && get_str(&ps, agent, "version", "agent.", false, REPORT_MAX_NAME, &rep->agent_version)) ||
+	    ps.status)
+		goto out;
+	sec = get_obj(&ps, rep->doc, "delivery", "", false);
+	if (ps.status || (sec && get_int(&ps, sec, "dropped", "delivery.", false, 0, INT64_MAX, &rep->dropped, NULL)))
+		goto out;
+	sec = get_obj(&ps, rep->doc, "sched_ext", "", false);
+	if (ps.status || (sec && (get_str(&ps, sec, "state", "sched_ext.", false, REPORT_MAX_NAME, &rep->sched_state) ||
+				  get_str(&ps, sec, "ops", "sched_ext.", false, REPORT_MAX_NAME, &rep->sched_ops))))
+		goto out;
+	rep->sched_group = report_sched_group(rep->sched_state, rep->sched_ops, rep->kernel);
+	sec = get_obj(&ps, rep->doc, "runqlat", "", false);
+	if (ps.status || (sec && parse_runqlat(&ps, sec, rep)))
+		goto out;
+	disks = cJSON_CreateArray();
+	if (!disks) {
+		fail(&ps, 500, "out of memory");
+		goto out;
+	}
+	if (parse_disks(&ps, host, "host.", disks, &io))
+		goto out;
+	sec = get_obj(&ps, rep->doc, "iocost", "", false);
+	if (ps.status || (sec && parse_iocost(&ps, sec, disks, &io)))
+		goto out;
+	if (cJSON_GetArraySize(disks) > 0) {
+		rep->disks_json = print_json(disks);
+		if (!rep->disks_json) {
+			fail(&ps, 500, "out of memory");
+			goto out;
+		}
+	}
+	if (sec || io.n) {
+		iocost_set_encode(&io, &rep->iocost);
+		if (rep->iocost.oom || blob_pack(&rep->iocost)) {
+			fail(&ps, 500, "out of memory");
+			goto out;
+		}
+		rep->has_iocost = true;
+	}
+out:
+	if (!ps.status && own_strings(rep))
+		fail(&ps, 500, "out of memory");
+	/* A tree wholly inside the arena goes with it; walking it to free nothing is wasted work. */
+	if (!json_arena_end()) {
+		cJSON_Delete(disks);
+		cJSON_Delete(rep->doc);
+	}
+	rep->doc = NULL;
+	iocost_set_free(&io);
+	return ps.status;
+}
+
+void report_free(struct report *rep)
+{
+	free(rep->strings);
+	free(rep->l3_json);
+	free(rep->disks_json);
+	blob_free(&rep->host_hist);
+	blob_free(&rep->series);
+	blob_free(&rep->iocost);
+	memset(rep, 0, sizeof(*rep));
+}

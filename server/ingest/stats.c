@@ -1,0 +1,26 @@
+/* stats.c - see stats.h. */
+#include "server/ingest/stats.h"
+
+const double stats_latency_le[STATS_LATENCY_BUCKETS] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+							 0.1,   0.25,   0.5,   1,    2.5,   10 };
+
+const char *stats_reject_name(enum stats_reject r)
+{
+	static const char *const names[STATS_REJECT_REASONS] = {
+		[STATS_REJECT_UNAUTHORIZED] = "unauthorized", [STATS_REJECT_INVALID] = "invalid",
+		[STATS_REJECT_UNSUPPORTED] = "unsupported",   [STATS_REJECT_TOO_LARGE] = "too_large",
+		[STATS_REJECT_UNAVAILABLE] = "unavailable",   [STATS_REJECT_STORE] = "store_error",
+	};
+	return names[r];
+}
+
+void stats_latency(struct stats *s, uint64_t us)
+{
+	int i = 0;
+
+	while (i < STATS_LATENCY_BUCKETS && (double)us > stats_latency_le[i] * 1e6)
+		i++;
+	atomic_fetch_add(&s->latency[i], 1);
+	atomic_fetch_add(&s->latency_count, 1);
+	atomic_fetch_add(&s->latency_sum_us, us);
+}

@@ -1,0 +1,38 @@
+/* stats.h - the server's own counters for /metrics: reports accepted,
+ * duplicates, rejections by reason, and the ingest latency histogram. Plain
+ * atomics, so the hot path never takes a lock to count. */
+#ifndef SCHEDIO_SERVER_INGEST_STATS_H
+#define SCHEDIO_SERVER_INGEST_STATS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+enum stats_reject {
+	STATS_REJECT_UNAUTHORIZED,  /* 401 */
+	STATS_REJECT_INVALID,       /* 400: malformed JSON, wrong types, missing fields */
+	STATS_REJECT_UNSUPPORTED,   /* 422/415: unknown layout, schema or encoding */
+	STATS_REJECT_TOO_LARGE,     /* 413 */
+	STATS_REJECT_UNAVAILABLE,   /* 503: queue full or shutting down */
+	STATS_REJECT_STORE,         /* 500: the database refused the batch */
+	STATS_REJECT_REASONS
+};
+
+/* Upper bounds (seconds) of the ingest latency histogram; +Inf follows. */
+#define STATS_LATENCY_BUCKETS 12
+extern const double stats_latency_le[STATS_LATENCY_BUCKETS];
+
+struct stats {
+	atomic_uint_fast64_t accepted, duplicates;
+	atomic_uint_fast64_t agent_dropped; /* sum of delivery.dropped over stored (not duplicate) reports */
+	atomic_uint_fast64_t rejected[STATS_REJECT_REASONS];
+	atomic_uint_fast64_t latency[STATS_LATENCY_BUCKETS + 1];
+	atomic_uint_fast64_t latency_count, latency_sum_us;
+	atomic_uint_fast64_t batches, batch_reports;
+};
+
+/* Name of a rejection reason as the metrics label shows it. */
+const char *stats_reject_name(enum stats_reject r);
+/* Records one ingest answered after us microseconds. */
+void stats_latency(struct stats *s, uint64_t us);
+
+#endif /* SCHEDIO_SERVER_INGEST_STATS_H */

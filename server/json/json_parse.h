@@ -1,0 +1,19 @@
+/* json_parse.h - a strict, fast JSON parser producing cJSON trees, for report
+ * bodies. cJSON's own parser spends most of its time on strtod, locale
+ * lookups and keyword compares for every number; reports are mostly small
+ * integers, which this parser reads directly. Same tree, so everything else
+ * keeps using the cJSON API. */
+#ifndef SCHEDIO_SERVER_JSON_JSON_PARSE_H
+#define SCHEDIO_SERVER_JSON_JSON_PARSE_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#define JSON_MAX_DEPTH 64
+
+/* Parses exactly one JSON value spanning [s, s+len) (whitespace around it is
+ * fine); returns the tree (free with cJSON_Delete) or NULL for invalid JSON,
+ * nesting deeper than JSON_MAX_DEPTH, or no memory. */
+cJSON *json_parse(const char *s, size_t len);
+
+#endif /* SCHEDIO_SERVER_JSON_JSON_PARSE_H */

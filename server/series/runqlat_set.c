@@ -1,0 +1,287 @@
+/* runqlat_set.c - see runqlat_set.h. The encoding: a version varint, the
+ * series count, then per series kind, key, count, sum, max and the non-zero
+ * buckets as (index gap, count) varint pairs. A realistic histogram of ~60
+ * non-zero buckets takes about 2-3 bytes per bucket this way. */
+#include "server/series/runqlat_set.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUNQLAT_BLOB_VERSION 1
+
+struct runqlat_hist *runqlat_set_get(struct runqlat_set *s, uint8_t kind, const char *key, size_t keylen)
+{
+	struct runqlat_hist *h;
+
+	for (size_t i = 0; i < s->n; i++) {
+		h = s->v[i];
+		if (h->kind == kind && strlen(h->key) == keylen && memcmp(h->key, key, keylen) == 0)
+			return h;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		struct runqlat_hist **nv = realloc(s->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		s->v = nv;
+		s->cap = cap;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->key = strndup(key, keylen);
+	if (!h->key) {
+		free(h);
+		return NULL;
+	}
+	h->kind = kind;
+	s->v[s->n++] = h;
+	return h;
+}
+
+void runqlat_hist_add(struct runqlat_hist *dst, const struct runqlat_hist *src)
+{
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	for (uint32_t i = 0; i < HIST_BUCKETS; i++)
+		dst->buckets[i] += src->buckets[i];
+}
+
+void runqlat_set_encode_begin(struct blob *out, size_t nseries)
+{
+	blob_put_u64(out, RUNQLAT_BLOB_VERSION);
+	blob_put_u64(out, nseries);
+}
+
+void runqlat_set_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count, uint64_t sum_ns,
+		      uint64_t max_ns, const uint16_t *idx, const uint64_t *cnt, size_t nb)
+{
+	int64_t prev = -1;
+
+	blob_put_u64(out, kind);
+	blob_put_str(out, key, keylen);
+	blob_put_u64(out, count);
+	blob_put_u64(out, sum_ns);
+	blob_put_u64(out, max_ns);
+	blob_put_u64(out, nb);
+	for (size_t i = 0; i < nb; i++) {
+		blob_put_u64(out, (uint64_t)(idx[i] - prev - 1));
+		blob_put_u64(out, cnt[i]);
+		prev = idx[i];
+	}
+}
+
+static bool hist_empty(const struct runqlat_hist *h)
+{
+	return h->count == 0 && hist_total(h->buckets) == 0;
+}
+
+static void encode_hist(struct blob *out, const struct runqlat_hist *h)
+{
+	uint16_t idx[HIST_BUCKETS];
+	uint64_t cnt[HIST_BUCKETS];
+	size_t nb = 0;
+
+	for (uint16_t b = 0; b < HIST_BUCKETS; b++)
+		if (h->buckets[b]) {
+			idx[nb] = b;
+			cnt[nb++] = h->buckets[b];
+		}
+	runqlat_set_encode_series(out, h->kind, h->key, strlen(h->key), h->count, h->sum_ns, h->max_ns, idx, cnt, nb);
+}
+
+void runqlat_set_encode(const struct runqlat_set *s, struct blob *out)
+{
+	size_t live = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		live += !hist_empty(s->v[i]);
+	runqlat_set_encode_begin(out, live);
+	for (size_t i = 0; i < s->n; i++)
+		if (!hist_empty(s->v[i]))
+			encode_hist(out, s->v[i]);
+}
+
+/* Walks a blob; for each wanted series, target(kind, key) says where to add it. */
+static int rq_walk(const void *p, size_t len, runqlat_filter_fn want, void *arg,
+		   struct runqlat_hist *(*target)(void *ctx, uint8_t kind, const char *key, size_t keylen), void *ctx)
+{
+	struct blob_reader r;
+	const uint8_t *plain;
+	uint8_t *scratch;
+	size_t plen;
+	uint64_t n;
+	int rc;
+
+	rc = blob_unpack(p, len, &plain, &plen, &scratch);
+	if (rc)
+		return rc;
+	blob_reader_init(&r, plain, plen);
+	if (blob_get_u64(&r) != RUNQLAT_BLOB_VERSION) {
+		free(scratch);
+		return -EINVAL;
+	}
+	n = blob_get_u64(&r);
+	for (uint64_t i = 0; i < n && !r.bad; i++) {
+		uint8_t kind = (uint8_t)blob_get_u64(&r);
+		size_t keylen;
+		const char *key = blob_get_str(&r, &keylen);
+		uint64_t count = blob_get_u64(&r), sum = blob_get_u64(&r), max = blob_get_u64(&r);
+		uint64_t nb = blob_get_u64(&r);
+		struct runqlat_hist *h = NULL;
+		int64_t idx = -1;
+
+		if (r.bad || nb > HIST_BUCKETS)
+			goto bad;
+		if (!want || want(kind, key, keylen, arg)) {
+			h = target(ctx, kind, key, keylen);
+			if (!h) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			h->count += count;
+			h->sum_ns += sum;
+			if (max > h->max_ns)
+				h->max_ns = max;
+		}
+		for (uint64_t b = 0; b < nb; b++) {
+			uint64_t gap = blob_get_u64(&r), c = blob_get_u64(&r);
+
+			if (r.bad || gap >= HIST_BUCKETS || idx + 1 + (int64_t)gap >= HIST_BUCKETS)
+				goto bad;
+			idx += 1 + (int64_t)gap;
+			if (h)
+				h->buckets[idx] += c;
+		}
+	}
+	rc = r.bad ? -EINVAL : 0;
+	goto out;
+bad:
+	rc = -EINVAL;
+out:
+	free(scratch);
+	return rc;
+}
+
+static struct runqlat_hist *target_set(void *ctx, uint8_t kind, const char *key, size_t keylen)
+{
+	return runqlat_set_get(ctx, kind, key, keylen);
+}
+
+static struct runqlat_hist *target_one(void *ctx, uint8_t kind, const char *key, size_t keylen)
+{
+	return ctx;
+}
+
+int runqlat_set_add_blob(struct runqlat_set *s, const void *p, size_t len, runqlat_filter_fn want, void *arg)
+{
+	return rq_walk(p, len, want, arg, target_set, s);
+}
+
+int runqlat_hist_add_blob(struct runqlat_hist *into, const void *p, size_t len, runqlat_filter_fn want, void *arg)
+{
+	return rq_walk(p, len, want, arg, target_one, into);
+}
+
+bool runqlat_set_want_host(uint8_t kind, const char *key, size_t keylen, void *arg)
+{
+	(void)key;
+	(void)keylen;
+	(void)arg;
+	return kind == RUNQLAT_HOST;
+}
+
+/* Takes nothing; notes whether the blob has RUNQLAT_SCHED series. */
+static bool note_sched(uint8_t kind, const char *key, size_t keylen, void *arg)
+{
+	(void)key;
+	(void)keylen;
+	*(bool *)arg |= kind == RUNQLAT_SCHED;
+	return false;
+}
+
+static bool want_sched(uint8_t kind, const char *key, size_t keylen, void *arg)
+{
+	(void)key;
+	(void)keylen;
+	(void)arg;
+	return kind == RUNQLAT_SCHED;
+}
+
+int runqlat_set_add_sched(struct runqlat_set *s, const void *p, size_t len, const char *group)
+{
+	struct runqlat_hist *dst;
+	bool split = false;
+	int rc;
+
+	/* The first pass checks the whole blob, so a corrupt one adds nothing. */
+	rc = runqlat_set_add_blob(s, p, len, note_sched, &split);
+	if (rc || split)
+		return rc ? rc : runqlat_set_add_blob(s, p, len, want_sched, NULL);
+	dst = runqlat_set_get(s, RUNQLAT_SCHED, group, strlen(group));
+	if (!dst)
+		return -ENOMEM;
+	return runqlat_hist_add_blob(dst, p, len, runqlat_set_want_host, NULL);
+}
+
+void runqlat_set_encode_host_hist(struct blob *out, const struct runqlat_hist *host, const struct runqlat_set *sched, const char *group)
+{
+	const struct runqlat_hist *only = NULL;
+	size_t live = 0;
+
+	for (size_t i = 0; sched && i < sched->n; i++)
+		if (sched->v[i]->kind == RUNQLAT_SCHED && !hist_empty(sched->v[i])) {
+			live++;
+			only = sched->v[i];
+		}
+	/* The common case: every sample ran under the row's own group. */
+	if (live == 1 && strcmp(only->key, group) == 0)
+		live = 0;
+	/* The host series is there even when empty: the row had a runqlat section. */
+	runqlat_set_encode_begin(out, 1 + live);
+	encode_hist(out, host);
+	for (size_t i = 0; live && i < sched->n; i++)
+		if (sched->v[i]->kind == RUNQLAT_SCHED && !hist_empty(sched->v[i]))
+			encode_hist(out, sched->v[i]);
+}
+
+void runqlat_set_free(struct runqlat_set *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i]->key);
+		free(s->v[i]);
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+void runqlat_hist_to_json(const struct runqlat_hist *h, cJSON *obj, bool buckets)
+{
+	uint64_t total = hist_total(h->buckets);
+	cJSON *arr;
+
+	cJSON_AddNumberToObject(obj, "count", (double)(h->count ? h->count : total));
+	cJSON_AddNumberToObject(obj, "sum_ns", (double)h->sum_ns);
+	cJSON_AddNumberToObject(obj, "p50_ns", (double)hist_quantile(h->buckets, 0.50));
+	cJSON_AddNumberToObject(obj, "p90_ns", (double)hist_quantile(h->buckets, 0.90));
+	cJSON_AddNumberToObject(obj, "p99_ns", (double)hist_quantile(h->buckets, 0.99));
+	cJSON_AddNumberToObject(obj, "p999_ns", (double)hist_quantile(h->buckets, 0.999));
+	cJSON_AddNumberToObject(obj, "max_ns", (double)h->max_ns);
+	if (!buckets)
+		return;
+	arr = cJSON_AddArrayToObject(obj, "buckets");
+	for (uint32_t i = 0; arr && i < HIST_BUCKETS; i++) {
+		cJSON *pair;
+
+		if (!h->buckets[i])
+			continue;
+		pair = cJSON_CreateArray();
+		cJSON_AddItemToArray(pair, cJSON_CreateNumber(i));
+		cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)h->buckets[i]));
+		cJSON_AddItemToArray(arr, pair);
+	}
+}

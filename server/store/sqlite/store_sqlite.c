@@ -1,0 +1,479 @@
+/* store_sqlite.c - the SQLite backend of store.h: opening a handle with all
+ * its statements prepared once, the ingest transaction, and the rollup
+ * worker's writes. One handle is one connection and is used by one thread.
+ *
+ * A batch of reports is one transaction (one WAL fsync with synchronous=FULL)
+ * and each report inside it a savepoint, so a report that fails to store
+ * takes nothing of itself or its neighbours into the commit.
+ */
+#include "server/store/sqlite/store_sqlite.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROW_COLS "host_id, t, sched_group, kernel, host_hist, series, iocost"
+/* The same columns with the per-cgroup blobs left out (scan_hist); raw rows add end_ms. */
+#define ROW_COLS_H "host_id, t, sched_group, kernel, host_hist, NULL, NULL"
+#define RAW_COLS "host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms"
+#define RAW_COLS_H "host_id, start_ms, sched_group, kernel, host_hist, NULL, NULL, end_ms"
+
+static const char *const sql[STORE_SQLITE_COUNT] = {
+	[STORE_SQLITE_BEGIN] = "BEGIN IMMEDIATE",
+	[STORE_SQLITE_COMMIT] = "COMMIT",
+	[STORE_SQLITE_ROLLBACK] = "ROLLBACK",
+	[STORE_SQLITE_SAVEPOINT] = "SAVEPOINT report",
+	[STORE_SQLITE_RELEASE] = "RELEASE report",
+	[STORE_SQLITE_ROLLBACK_TO] = "ROLLBACK TO report",
+	[STORE_SQLITE_HOST_ID] = "SELECT id FROM hosts WHERE machine_id = ?",
+	[STORE_SQLITE_HOST_INSERT] = "INSERT INTO hosts (machine_id, hostname, first_seen_ms, last_start_ms, last_end_ms) "
+			   "VALUES (?, ?, ?, -1, -1)",
+	[STORE_SQLITE_HOST_UPDATE] = "UPDATE hosts SET hostname = ?2, kernel = coalesce(?3, kernel), arch = coalesce(?4, arch), "
+			   "cpus = coalesce(?5, cpus), l3_json = coalesce(?6, l3_json), "
+			   "disks_json = coalesce(?7, disks_json), sched_state = coalesce(?8, sched_state), "
+			   "sched_ops = CASE WHEN ?8 IS NULL THEN sched_ops ELSE ?9 END, "
+			   "agent_version = coalesce(?10, agent_version), last_start_ms = ?11, last_end_ms = ?12 "
+			   "WHERE id = ?1 AND last_start_ms <= ?11",
+	[STORE_SQLITE_REPORT_INSERT] = "INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
+			     "host_hist, series, iocost, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+			     "ON CONFLICT (host_id, seq) DO NOTHING",
+	[STORE_SQLITE_DIRTY_INSERT] = "INSERT OR IGNORE INTO rollup_dirty (host_id, t) VALUES (?, ?)",
+	[STORE_SQLITE_HOSTS_ALL] = "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
+			 "sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms FROM hosts "
+			 "ORDER BY hostname, machine_id",
+	[STORE_SQLITE_HOSTS_ONE] = "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
+			 "sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms FROM hosts "
+			 "WHERE machine_id = ?",
+	[STORE_SQLITE_REPORTS] = "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
+		       "ORDER BY seq",
+	[STORE_SQLITE_SCAN_RAW_HOST] = "SELECT " RAW_COLS " FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
+			     "ORDER BY start_ms",
+	[STORE_SQLITE_SCAN_RAW_ALL] = "SELECT " RAW_COLS " FROM reports WHERE start_ms >= ? AND start_ms < ?",
+	[STORE_SQLITE_SCAN_ROLL_HOST] = "SELECT " ROW_COLS " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? AND t < ? "
+			      "ORDER BY t",
+	[STORE_SQLITE_SCAN_ROLL_ALL] = "SELECT " ROW_COLS " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
+	[STORE_SQLITE_SCAN_RAW_HOST_H] = "SELECT " RAW_COLS_H " FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
+			       "ORDER BY start_ms",
+	[STORE_SQLITE_SCAN_RAW_ALL_H] = "SELECT " RAW_COLS_H " FROM reports WHERE start_ms >= ? AND start_ms < ?",
+	[STORE_SQLITE_SCAN_ROLL_HOST_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? "
+				"AND t < ? ORDER BY t",
+	[STORE_SQLITE_SCAN_ROLL_ALL_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
+	[STORE_SQLITE_LATEST] = "SELECT " RAW_COLS " FROM reports "
+		      "WHERE host_id = ? ORDER BY start_ms DESC LIMIT 1",
+	[STORE_SQLITE_HOSTS_IN_RAW] = "SELECT DISTINCT host_id FROM reports WHERE start_ms >= ? AND start_ms < ?",
+	[STORE_SQLITE_HOSTS_IN_ROLL] = "SELECT DISTINCT host_id FROM rollups WHERE level = ? AND t >= ? AND t < ?",
+	[STORE_SQLITE_FLEET_SCAN] = "SELECT t, key, hosts, hist FROM fleet_rollups WHERE level = ? AND dim = ? AND t >= ? "
+			  "AND t < ? ORDER BY t",
+	[STORE_SQLITE_ROLLUP_PUT] = "INSERT OR REPLACE INTO rollups (level, " ROW_COLS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	[STORE_SQLITE_FLEET_PUT] = "INSERT OR REPLACE INTO fleet_rollups (level, t, dim, key, hosts, hist) VALUES (?, ?, ?, ?, ?, ?)",
+	[STORE_SQLITE_FLEET_DEL] = "DELETE FROM fleet_rollups WHERE level = ? AND t = ? AND dim = ? AND key = ?",
+	[STORE_SQLITE_DIRTY_SELECT] = "SELECT host_id, t FROM rollup_dirty ORDER BY t LIMIT ?",
+	[STORE_SQLITE_DIRTY_DELETE] = "DELETE FROM rollup_dirty WHERE host_id = ? AND t = ?",
+	/* A raw row whose minute waits for a redo (a late report committed after this
+	 * round's redo) stays until that redo has read it, as on PostgreSQL. */
+	[STORE_SQLITE_EXPIRE_RAW] = "DELETE FROM reports WHERE rowid IN (SELECT rowid FROM reports r WHERE start_ms < ? "
+			  "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "
+			  "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT ?)",
+	[STORE_SQLITE_EXPIRE_ROLL] = "DELETE FROM rollups WHERE rowid IN (SELECT rowid FROM rollups WHERE level = ? AND t < ? "
+			   "LIMIT ?)",
+	[STORE_SQLITE_EXPIRE_FLEET] = "DELETE FROM fleet_rollups WHERE level = ? AND t < ?",
+	[STORE_SQLITE_META_GET] = "SELECT value FROM server_meta WHERE key = ?",
+	[STORE_SQLITE_META_PUT] = "INSERT OR REPLACE INTO server_meta (key, value) VALUES (?, ?)",
+	[STORE_SQLITE_PAGES] = "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size",
+};
+
+sqlite3_stmt *store_sqlite_stmt(struct store_sqlite *s, enum store_sqlite_stmt which)
+{
+	sqlite3_stmt *st = s->st[which];
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return st;
+}
+
+static int exec1(struct store_sqlite *s, enum store_sqlite_stmt which)
+{
+	sqlite3_stmt *st = store_sqlite_stmt(s, which);
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_blob(sqlite3_stmt *st, int i, const void *p, size_t len, bool present)
+{
+	if (present)
+		sqlite3_bind_blob64(st, i, p ? p : "", len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int host_id(struct store_sqlite *s, const struct report *r, int64_t now_ms, int64_t *id)
+{
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_HOST_ID);
+	int rc;
+
+	sqlite3_bind_text(st, 1, r->machine_id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		return 0;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	st = store_sqlite_stmt(s, STORE_SQLITE_HOST_INSERT);
+	sqlite3_bind_text(st, 1, r->machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, r->hostname, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, now_ms);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	*id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+/* Stores one report inside the open transaction; the caller wraps it in a savepoint. */
+static int put_one(struct store_sqlite *s, const struct report *r, int64_t now_ms, int64_t minute_mark, int *result)
+{
+	sqlite3_stmt *st;
+	int64_t id;
+
+	if (host_id(s, r, now_ms, &id))
+		return -1;
+	st = store_sqlite_stmt(s, STORE_SQLITE_REPORT_INSERT);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, (int64_t)r->seq);
+	sqlite3_bind_int64(st, 3, r->start_ms);
+	sqlite3_bind_int64(st, 4, r->end_ms);
+	sqlite3_bind_int64(st, 5, now_ms);
+	sqlite3_bind_text(st, 6, r->sched_group, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, r->kernel ? r->kernel : "", -1, SQLITE_STATIC);
+	bind_blob(st, 8, r->host_hist.p, r->host_hist.len, r->has_runqlat);
+	bind_blob(st, 9, r->series.p, r->series.len, r->has_runqlat);
+	bind_blob(st, 10, r->iocost.p, r->iocost.len, r->has_iocost);
+	sqlite3_bind_int64(st, 11, r->dropped);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return -1;
+	if (sqlite3_changes(s->db) == 0) {
+		*result = STORE_DUPLICATE;
+		return 0;
+	}
+	st = store_sqlite_stmt(s, STORE_SQLITE_HOST_UPDATE);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, r->hostname, -1, SQLITE_STATIC);
+	bind_text(st, 3, r->kernel);
+	bind_text(st, 4, r->arch);
+	if (r->cpus)
+		sqlite3_bind_int64(st, 5, r->cpus);
+	bind_text(st, 6, r->l3_json);
+	bind_text(st, 7, r->disks_json);
+	bind_text(st, 8, r->sched_state);
+	bind_text(st, 9, r->sched_ops);
+	bind_text(st, 10, r->agent_version);
+	sqlite3_bind_int64(st, 11, r->start_ms);
+	sqlite3_bind_int64(st, 12, r->end_ms);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return -1;
+	if (r->start_ms - r->start_ms % STORE_MINUTE_MS < minute_mark) {
+		st = store_sqlite_stmt(s, STORE_SQLITE_DIRTY_INSERT);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, r->start_ms - r->start_ms % STORE_MINUTE_MS);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return -1;
+	}
+	*result = STORE_STORED;
+	return 0;
+}
+
+static int store_sqlite_put_reports(struct store *base, struct report *const *reps, size_t n, int *results, int64_t now_ms,
+			  int64_t minute_mark)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+
+	if (exec1(s, STORE_SQLITE_BEGIN))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		results[i] = STORE_FAILED;
+		if (exec1(s, STORE_SQLITE_SAVEPOINT))
+			goto fail;
+		if (put_one(s, reps[i], now_ms, minute_mark, &results[i])) {
+			results[i] = STORE_FAILED;
+			exec1(s, STORE_SQLITE_ROLLBACK_TO);
+		}
+		if (exec1(s, STORE_SQLITE_RELEASE))
+			goto fail;
+	}
+	if (exec1(s, STORE_SQLITE_COMMIT))
+		goto fail;
+	return 0;
+fail:
+	exec1(s, STORE_SQLITE_ROLLBACK);
+	for (size_t i = 0; i < n; i++)
+		results[i] = STORE_FAILED;
+	return -1;
+}
+
+static int store_sqlite_begin(struct store *base)
+{
+	return exec1((struct store_sqlite *)base, STORE_SQLITE_BEGIN);
+}
+
+static int store_sqlite_commit(struct store *base)
+{
+	return exec1((struct store_sqlite *)base, STORE_SQLITE_COMMIT);
+}
+
+static void store_sqlite_rollback(struct store *base)
+{
+	exec1((struct store_sqlite *)base, STORE_SQLITE_ROLLBACK);
+}
+
+static int store_sqlite_rollup_put(struct store *base, enum store_level lv, const struct store_row *r)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_ROLLUP_PUT);
+	int rc;
+
+	sqlite3_bind_int(st, 1, lv);
+	sqlite3_bind_int64(st, 2, r->host_id);
+	sqlite3_bind_int64(st, 3, r->t);
+	sqlite3_bind_text(st, 4, r->sched_group, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, r->kernel, -1, SQLITE_STATIC);
+	bind_blob(st, 6, r->host_hist, r->host_hist_len, r->host_hist != NULL);
+	bind_blob(st, 7, r->series, r->series_len, r->series != NULL);
+	bind_blob(st, 8, r->iocost, r->iocost_len, r->iocost != NULL);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int store_sqlite_fleet_put(struct store *base, enum store_level lv, int64_t t, const char *dim, const char *key,
+			int64_t hosts, const struct blob *hist)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, hist && hist->len ? STORE_SQLITE_FLEET_PUT : STORE_SQLITE_FLEET_DEL);
+	int rc;
+
+	sqlite3_bind_int(st, 1, lv);
+	sqlite3_bind_int64(st, 2, t);
+	sqlite3_bind_text(st, 3, dim, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, key, -1, SQLITE_STATIC);
+	if (hist && hist->len) {
+		sqlite3_bind_int64(st, 5, hosts);
+		sqlite3_bind_blob64(st, 6, hist->p, hist->len, SQLITE_STATIC);
+	}
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int store_sqlite_dirty_take(struct store *base, int max, store_id_fn fn, void *arg)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_DIRTY_SELECT), *del;
+	int64_t (*ids)[2] = calloc((size_t)max, sizeof(*ids));
+	int n = 0, rc = 0;
+
+	if (!ids)
+		return -1;
+	sqlite3_bind_int(st, 1, max);
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ids[n][0] = sqlite3_column_int64(st, 0);
+		ids[n][1] = sqlite3_column_int64(st, 1);
+		n++;
+	}
+	sqlite3_reset(st);
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+	for (int i = 0; i < n && rc == 0; i++) {
+		del = store_sqlite_stmt(s, STORE_SQLITE_DIRTY_DELETE);
+		sqlite3_bind_int64(del, 1, ids[i][0]);
+		sqlite3_bind_int64(del, 2, ids[i][1]);
+		rc = sqlite3_step(del) == SQLITE_DONE ? 0 : -1;
+		sqlite3_reset(del);
+		if (rc == 0)
+			rc = fn(arg, ids[i][0], ids[i][1]);
+	}
+	free(ids);
+	return rc < 0 ? -1 : n;
+}
+
+static int store_sqlite_expire(struct store *base, enum store_level lv, int64_t before_ms, int max)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st;
+	int rc, n;
+
+	if (lv == STORE_RAW) {
+		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_RAW);
+		sqlite3_bind_int64(st, 1, before_ms);
+		sqlite3_bind_int(st, 2, max);
+	} else {
+		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_ROLL);
+		sqlite3_bind_int(st, 1, lv);
+		sqlite3_bind_int64(st, 2, before_ms);
+		sqlite3_bind_int(st, 3, max);
+	}
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	n = sqlite3_changes(s->db);
+	if (lv != STORE_RAW) {
+		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_FLEET);
+		sqlite3_bind_int(st, 1, lv);
+		sqlite3_bind_int64(st, 2, before_ms);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
+	return n;
+}
+
+static int store_sqlite_meta_get(struct store *base, const char *key, int64_t *v)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_META_GET);
+	int rc;
+
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = strtoll((const char *)sqlite3_column_text(st, 0), NULL, 10);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+static int store_sqlite_meta_put(struct store *base, const char *key, int64_t v)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_META_PUT);
+	char buf[32];
+	int rc;
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, buf, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* WAL frames past which a writer checkpoints itself (the background one lags). */
+#define STORE_SQLITE_CHECKPOINT_FRAMES 1000
+
+static int store_sqlite_wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
+{
+	((struct store_sqlite *)arg)->wal_frames = frames;
+	return SQLITE_OK;
+}
+
+/* A passive checkpoint never blocks the writer; when it has copied every
+ * frame, the writer's next commit starts the WAL over, so the background one
+ * keeps the WAL small while ingest runs. If it falls behind (readers holding
+ * old snapshots, a busy disk), the writer checkpoints between batches, after
+ * their answers went out; nothing is appended meanwhile, so that one completes. */
+static int store_sqlite_maintain(struct store *base, bool background)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+
+	if (!background && s->wal_frames < STORE_SQLITE_CHECKPOINT_FRAMES)
+		return 0;
+	s->wal_frames = 0;
+	return sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+static int64_t store_sqlite_size_bytes(struct store *base)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_PAGES);
+	int64_t v = -1;
+
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return v;
+}
+
+static const char *store_sqlite_errmsg(struct store *base)
+{
+	return sqlite3_errmsg(((struct store_sqlite *)base)->db);
+}
+
+static void store_sqlite_close(struct store *base)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+
+	if (!s)
+		return;
+	for (int i = 0; i < STORE_SQLITE_COUNT; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+static const struct store_ops store_sqlite_ops = {
+	.put_reports = store_sqlite_put_reports,
+	.hosts = store_sqlite_hosts,
+	.reports = store_sqlite_reports,
+	.scan = store_sqlite_scan,
+	.scan_hist = store_sqlite_scan_hist,
+	.latest = store_sqlite_latest,
+	.hosts_in = store_sqlite_hosts_in,
+	.fleet_scan = store_sqlite_fleet_scan,
+	.begin = store_sqlite_begin,
+	.commit = store_sqlite_commit,
+	.rollback = store_sqlite_rollback,
+	.rollup_put = store_sqlite_rollup_put,
+	.fleet_put = store_sqlite_fleet_put,
+	.dirty_take = store_sqlite_dirty_take,
+	.expire = store_sqlite_expire,
+	.meta_get = store_sqlite_meta_get,
+	.meta_put = store_sqlite_meta_put,
+	.maintain = store_sqlite_maintain,
+	.size_bytes = store_sqlite_size_bytes,
+	.errmsg = store_sqlite_errmsg,
+	.close = store_sqlite_close,
+};
+
+struct store *store_sqlite_open(const char *path, char *err, size_t errlen)
+{
+	struct store_sqlite *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->base.ops = &store_sqlite_ops;
+	/* NOMUTEX: a handle belongs to one thread; WAL lets readers run beside the writer. */
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_busy_timeout(s->db, 10000);
+	sqlite3_extended_result_codes(s->db, 1);
+	/* A commit that crosses the auto-checkpoint size would copy the WAL into
+	 * the database inside the ingest writer's acknowledgement path; the
+	 * writer checkpoints after answering instead (maintain). */
+	if (sqlite3_exec(s->db, "PRAGMA synchronous=FULL; PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY; "
+				"PRAGMA wal_autocheckpoint=0", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_wal_hook(s->db, store_sqlite_wal_hook, s);
+	for (int i = 0; i < STORE_SQLITE_COUNT; i++)
+		if (sqlite3_prepare_v3(s->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK)
+			goto fail;
+	return &s->base;
+fail:
+	snprintf(err, errlen, "cannot open store %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	store_sqlite_close(&s->base);
+	return NULL;
+}

@@ -1,0 +1,123 @@
+/* test_scx_sched.c - what the loader does before the kernel is involved:
+ * built-in and file objects open with their ops name, init marked sleepable
+ * and the map marked for a link; a missing file or a kernel without
+ * sched_ext gives a message, not a crash (this host's kernel has none). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <bpf/libbpf.h>
+
+#include "cli/scx/scx_ops_value.h"
+#include "cli/scx/scx_sched.h"
+
+#ifdef SCHEDIO_HAVE_SCX
+#include "scx_fifo.skel.h"
+#include "scx_llc.skel.h"
+
+static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static void expect_prepared(struct scx_sched *s, const char *name)
+{
+	struct bpf_program *prog;
+	int sleepable = 0, progs = 0;
+
+	assert_string_equal(s->name, name);
+	assert_non_null(s->ops);
+	assert_true(bpf_map__map_flags(s->ops) & (1U << 13)); /* BPF_F_LINK */
+	bpf_object__for_each_program(prog, s->obj)
+	{
+		progs++;
+		if (bpf_program__flags(prog) & BPF_F_SLEEPABLE) {
+			sleepable++;
+			assert_true(scx_ops_value_is_member(s->obj, prog, "init"));
+		}
+	}
+	assert_true(progs >= 4);
+	assert_int_equal(sleepable, 1); /* init, and only init */
+}
+
+static void test_scx_builtin_objects_open_prepared(void **state)
+{
+	struct scx_sched s;
+	const void *elf;
+	size_t len;
+
+	elf = scx_fifo__elf_bytes(&len);
+	assert_int_equal(scx_sched_open(&s, elf, len, NULL), 0);
+	expect_prepared(&s, "scx_fifo");
+	scx_sched_close(&s);
+	elf = scx_llc__elf_bytes(&len);
+	assert_int_equal(scx_sched_open(&s, elf, len, NULL), 0);
+	expect_prepared(&s, "scx_llc");
+	assert_non_null(bpf_object__find_map_by_name(s.obj, "cpu_domain"));
+	scx_sched_close(&s);
+}
+
+static void test_scx_object_file_opens_and_missing_file_says_so(void **state)
+{
+	const char *build = getenv("SCHEDIO_BUILD");
+	char path[1024];
+	struct scx_sched s;
+
+	if (!build)
+		skip();
+	snprintf(path, sizeof(path), "%s/bpf/scx/scx_broken.bpf.o", build);
+	assert_int_equal(scx_sched_open(&s, NULL, 0, path), 0);
+	expect_prepared(&s, "scx_broken");
+	scx_sched_close(&s);
+	assert_true(scx_sched_open(&s, NULL, 0, "/nonexistent/x.bpf.o") < 0);
+	assert_non_null(strstr(s.err, "/nonexistent/x.bpf.o"));
+	scx_sched_close(&s);
+}
+
+static void test_scx_load_without_sched_ext_fails_cleanly(void **state)
+{
+	struct scx_sched s;
+	const void *elf;
+	size_t len;
+
+	if (access("/sys/kernel/sched_ext/state", F_OK) == 0)
+		skip(); /* this kernel could load it */
+	elf = scx_fifo__elf_bytes(&len);
+	assert_int_equal(scx_sched_open(&s, elf, len, NULL), 0);
+	libbpf_set_print(silent);
+	assert_true(scx_sched_load(&s) < 0);
+	libbpf_set_print(NULL);
+	/* explained after the failed load: this kernel has none of sched_ext's kfuncs */
+	assert_non_null(strstr(s.err, "this kernel has no kfunc scx_bpf_"));
+	assert_non_null(strstr(s.err, "which scx_fifo calls"));
+	scx_sched_close(&s);
+}
+#endif
+
+static void test_scx_exit_kinds_have_names(void **state)
+{
+	assert_string_equal(scx_sched_exit_kind_name(64), "unregistered");
+	assert_string_equal(scx_sched_exit_kind_name(1026), "stall (watchdog)");
+	assert_string_equal(scx_sched_exit_kind_name(2000), "error");
+	assert_string_equal(scx_sched_exit_kind_name(7), "other");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#ifdef SCHEDIO_HAVE_SCX
+		cmocka_unit_test(test_scx_builtin_objects_open_prepared),
+		cmocka_unit_test(test_scx_object_file_opens_and_missing_file_says_so),
+		cmocka_unit_test(test_scx_load_without_sched_ext_fails_cleanly),
+#endif
+		cmocka_unit_test(test_scx_exit_kinds_have_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,242 @@
+/* test_report_parse.c - report checking (server/ingest/report_parse.c): a valid report becomes
+ * blobs that decode to what was sent; each kind of bad input is refused with
+ * the right status and a message naming the field or the limit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "server/series/iocost_set.h"
+#include "server/ingest/report_parse.h"
+#include "server/series/runqlat_set.h"
+
+#define HEAD "{\"schema\":\"schedio.report.v1\",\"seq\":3,\"host\":{\"id\":\"m1\",\"hostname\":\"h1\"}," \
+	     "\"interval\":{\"start_ms\":1000,\"end_ms\":11000}"
+
+static int parse(const char *body, struct report *rep, char *err)
+{
+	return report_parse(body, strlen(body), rep, err, 512);
+}
+
+static void test_report_valid_decodes_to_what_was_sent(void **state)
+{
+	const char *body = HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+			   "\"cgroups\":[{\"path\":\"/a\",\"count\":6,\"buckets\":[[40,1],[10,2],[40,3]]}]},"
+			   "\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"rusty\"},"
+			   "\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"model\":\"SSD X\",\"enabled\":true,"
+			   "\"model\":{\"ctrl\":\"user\"},\"vrate_pct\":99.5}],"
+			   "\"cgroups\":[{\"path\":\"/a\",\"dev\":\"8:0\",\"weight\":100,\"usage_pct\":12.25}]},"
+			   "\"unknown_field\":{\"ignored\":true}}";
+	struct report rep;
+	struct runqlat_set s = { 0 };
+	struct iocost_set io = { 0 };
+	char err[512];
+	double v;
+
+	assert_int_equal(parse(body, &rep, err), 0);
+	assert_string_equal(rep.machine_id, "m1");
+	assert_string_equal(rep.sched_group, "rusty");
+	assert_int_equal(rep.seq, 3);
+	assert_int_equal(runqlat_set_add_blob(&s, rep.series.p, rep.series.len, NULL, NULL), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.v[0]->buckets[10], 2);
+	assert_int_equal(s.v[0]->buckets[40], 4);
+	assert_int_equal(runqlat_set_add_blob(&s, rep.host_hist.p, rep.host_hist.len, NULL, NULL), 0);
+	assert_int_equal(s.v[1]->kind, RUNQLAT_HOST);
+	assert_int_equal(hist_total(s.v[1]->buckets), 6);
+	assert_int_equal(iocost_set_add_blob(&io, rep.iocost.p, rep.iocost.len), 0);
+	assert_int_equal(io.n, 2);
+	assert_true(iocost_row_value(io.v[1], IOCOST_USAGE, &v));
+	assert_true(v > 12.24 && v < 12.26);
+	assert_non_null(strstr(rep.disks_json, "\"model\":\"SSD X\""));
+	assert_non_null(strstr(rep.disks_json, "\"ctrl\":\"user\""));
+	runqlat_set_free(&s);
+	iocost_set_free(&io);
+	report_free(&rep);
+}
+
+static void test_report_takes_utf8_names(void **state)
+{
+	struct report rep;
+	char err[512];
+
+	/* 2-, 3- and 4-byte sequences at the edges of their ranges */
+	assert_int_equal(parse("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"\xc2\x80\xdf\xbf\","
+			       "\"hostname\":\"h\xc3\xa9\xe2\x82\xac\xef\xbf\xbf\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf\"},"
+			       "\"interval\":{\"start_ms\":1,\"end_ms\":2}}",
+			       &rep, err),
+			 0);
+	assert_string_equal(rep.hostname, "h\xc3\xa9\xe2\x82\xac\xef\xbf\xbf\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf");
+	report_free(&rep);
+}
+
+static void expect(const char *body, int status, const char *needle)
+{
+	struct report rep;
+	char err[512];
+
+	assert_int_equal(parse(body, &rep, err), status);
+	if (!strstr(err, needle))
+		fail_msg("'%s' does not mention '%s'", err, needle);
+	report_free(&rep);
+}
+
+static void test_report_bad_input_names_the_problem(void **state)
+{
+	char big[6000];
+
+	expect("{\"schema\":", 400, "not valid JSON");
+	expect("[1,2]", 400, "JSON object");
+	expect("{\"seq\":1}", 400, "missing required field schema");
+	expect("{\"schema\":\"schedio.report.v1\",\"host\":{\"id\":\"a\",\"hostname\":\"b\"}}", 400,
+	       "missing required field seq");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"hostname\":\"b\"},\"interval\":{}}", 400,
+	       "missing required field host.id");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\"},"
+	       "\"interval\":{\"start_ms\":1}}", 400, "missing required field interval.end_ms");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":\"1\"}", 400, "seq must be an integer");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":0}", 400, "seq is out of range");
+	expect("{\"schema\":\"schedio.report.v2\",\"seq\":1}", 422, "unknown report schema");
+	expect(HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":5,\"max_value_power\":36}}}", 422,
+	       "unknown histogram layout");
+	expect(HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+		    "\"cgroups\":[{\"path\":\"/\",\"buckets\":[[528,1]]}]}}", 400, "runqlat.cgroups[0].buckets[0]");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\",\"cpus\":\"two\"},"
+	       "\"interval\":{\"start_ms\":1,\"end_ms\":2}}", 400, "host.cpus must be an integer");
+	expect(HEAD ",\"iocost\":{\"cgroups\":[{\"path\":\"/\"}]}}", 400, "iocost.cgroups[0].dev");
+	/* strings must be well-formed UTF-8: a stray continuation byte, an overlong
+	 * form, a surrogate, a code point past U+10FFFF, a sequence cut short */
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\x80\"}}", 400, "UTF-8");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xc0\xaf\"}}", 400, "UTF-8");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xed\xa0\x80\"}}", 400,
+	       "UTF-8");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xf4\x90\x80\x80\"}}", 400,
+	       "UTF-8");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xe2\x82\"}}", 400, "UTF-8");
+	memset(big, 'x', sizeof(big));
+	snprintf(big, sizeof(big), HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+				       "\"cgroups\":[{\"path\":\"/%05000d\"}]}}", 0);
+	expect(big, 400, "limit of 4096 bytes");
+}
+
+/* delivery.dropped is kept as sent; absent is 0; a negative or non-integer count is refused. */
+static void test_report_delivery_dropped(void **state)
+{
+	struct report rep;
+	char err[512];
+
+	assert_int_equal(parse(HEAD ",\"delivery\":{\"dropped\":7}}", &rep, err), 0);
+	assert_int_equal(rep.dropped, 7);
+	report_free(&rep);
+	assert_int_equal(parse(HEAD ",\"delivery\":{}}", &rep, err), 0);
+	assert_int_equal(rep.dropped, 0);
+	report_free(&rep);
+	assert_int_equal(parse(HEAD "}", &rep, err), 0);
+	assert_int_equal(rep.dropped, 0);
+	report_free(&rep);
+	expect(HEAD ",\"delivery\":{\"dropped\":-1}}", 400, "delivery.dropped is out of range");
+	expect(HEAD ",\"delivery\":{\"dropped\":\"3\"}}", 400, "delivery.dropped must be an integer");
+	expect(HEAD ",\"delivery\":[1]}", 400, "delivery must be an object");
+}
+
+#define RQ "\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36}," \
+	   "\"cpus\":[{\"cpu\":0,\"count\":10,\"buckets\":[[20,4],[60,6]]}],"
+#define HEAD_K(k) "{\"schema\":\"schedio.report.v1\",\"seq\":3,\"host\":{\"id\":\"m1\",\"hostname\":\"h1\"," \
+		  "\"kernel\":\"" k "\"},\"interval\":{\"start_ms\":1000,\"end_ms\":11000}," \
+		  "\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"scx_fifo\"},"
+
+/* The split of body's host_hist, as runqlat_set_add_sched yields it. */
+static void split_of(const char *body, struct runqlat_set *got)
+{
+	struct report rep;
+	char err[512];
+
+	if (parse(body, &rep, err))
+		fail_msg("refused: %s", err);
+	assert_int_equal(runqlat_set_add_sched(got, rep.host_hist.p, rep.host_hist.len, rep.sched_group), 0);
+	report_free(&rep);
+}
+
+/* null ops is the kernel's fair class by kernel version; entries of one scheduler merge. */
+static void test_report_by_scheduler_splits_the_host(void **state)
+{
+	struct runqlat_set got = { 0 };
+
+	split_of(HEAD_K("6.12.0-amd64") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":4,\"buckets\":[[20,4]]},"
+		 "{\"ops\":\"scx_fifo\",\"count\":2,\"buckets\":[[60,2]],\"p50_ns\":1},"
+		 "{\"ops\":\"scx_fifo\",\"count\":4,\"buckets\":[[60,4]]}]}}", &got);
+	assert_int_equal(got.n, 2);
+	assert_string_equal(got.v[0]->key, "eevdf");
+	assert_int_equal(got.v[0]->count, 4);
+	assert_int_equal(got.v[0]->buckets[20], 4);
+	assert_string_equal(got.v[1]->key, "scx_fifo");
+	assert_int_equal(got.v[1]->count, 6);
+	assert_int_equal(got.v[1]->buckets[60], 6);
+	runqlat_set_free(&got);
+	split_of(HEAD_K("5.15.0") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":4,\"buckets\":[[20,4]]},"
+		 "{\"ops\":\"scx_fifo\",\"count\":6,\"buckets\":[[60,6]]}]}}", &got);
+	assert_int_equal(got.n, 2);
+	assert_string_equal(got.v[0]->key, "fair");
+	runqlat_set_free(&got);
+	split_of(HEAD_K("6.6.1") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":10,\"buckets\":[[20,4],[60,6]]}]}}",
+		 &got);
+	assert_int_equal(got.n, 1);
+	assert_string_equal(got.v[0]->key, "eevdf");
+	assert_int_equal(got.v[0]->count, 10);
+	runqlat_set_free(&got);
+	/* Absent: the whole host under the report's group. */
+	split_of(HEAD_K("6.6.1") RQ "\"cgroups\":[]}}", &got);
+	assert_int_equal(got.n, 1);
+	assert_string_equal(got.v[0]->key, "scx_fifo");
+	assert_int_equal(got.v[0]->count, 10);
+	runqlat_set_free(&got);
+}
+
+static void test_report_by_scheduler_bad_input(void **state)
+{
+	char big[16384];
+	size_t o;
+
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":4,\"buckets\":[[20,4]]}]}}", 400,
+	       "runqlat.by_scheduler counts add up to 4, but the host total is 10");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":10,\"buckets\":[[20,4]]}]}}", 400,
+	       "runqlat.by_scheduler buckets add up to 4");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":\"\",\"count\":10}]}}", 400,
+	       "runqlat.by_scheduler[0].ops must be null or a non-empty string");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"count\":10}]}}", 400,
+	       "runqlat.by_scheduler[0].ops must be null or a non-empty string");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":null},{\"ops\":7}]}}", 400,
+	       "runqlat.by_scheduler[1].ops must be null");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[3]}}", 400, "runqlat.by_scheduler[0] must be an object");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":{}}}", 400, "runqlat.by_scheduler must be an array");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":\"10\"}]}}", 400,
+	       "runqlat.by_scheduler[0].count must be an integer");
+	expect(HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":null,\"buckets\":[[999,1]]}]}}", 400,
+	       "runqlat.by_scheduler[0].buckets[0]");
+	o = (size_t)snprintf(big, sizeof(big), HEAD_K("6.12") RQ "\"by_scheduler\":[{\"ops\":\"");
+	memset(big + o, 'x', 300);
+	o += 300;
+	snprintf(big + o, sizeof(big) - o, "\",\"count\":10}]}}");
+	expect(big, 400, "runqlat.by_scheduler[0].ops is longer than the limit of 256 bytes");
+	o = (size_t)snprintf(big, sizeof(big), HEAD_K("6.12") RQ "\"by_scheduler\":[");
+	for (int i = 0; i < 65; i++)
+		o += (size_t)snprintf(big + o, sizeof(big) - o, "%s{\"ops\":\"s%d\"}", i ? "," : "", i);
+	snprintf(big + o, sizeof(big) - o, "]}}");
+	expect(big, 400, "runqlat.by_scheduler has more than the limit of 64 entries");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_valid_decodes_to_what_was_sent),
+		cmocka_unit_test(test_report_takes_utf8_names),
+		cmocka_unit_test(test_report_bad_input_names_the_problem),
+		cmocka_unit_test(test_report_delivery_dropped),
+		cmocka_unit_test(test_report_by_scheduler_splits_the_host),
+		cmocka_unit_test(test_report_by_scheduler_bad_input),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
