@@ -27,8 +27,11 @@ struct key {
 	uint64_t min, max; /* for numbers */
 };
 
+/* clang-format breaks a braced initializer inside a macro apart */
+/* clang-format off */
 #define STR_KEY(n, k) { #n, k, offsetof(struct agent_config, n), sizeof(((struct agent_config *)0)->n), 0, 0 }
 #define NUM_KEY(n, f, k, lo, hi) { #n, k, offsetof(struct agent_config, f), 0, lo, hi }
+/* clang-format on */
 
 static const struct key keys[] = {
 	STR_KEY(server, K_URL),
@@ -65,9 +68,18 @@ static int parse_bytes(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 		return -1;
 	memcpy(num, s, len + 1);
 	switch (num[len - 1]) {
-	case 'K': case 'k': shift = 10; break;
-	case 'M': case 'm': shift = 20; break;
-	case 'G': case 'g': shift = 30; break;
+	case 'K':
+	case 'k':
+		shift = 10;
+		break;
+	case 'M':
+	case 'm':
+		shift = 20;
+		break;
+	case 'G':
+	case 'g':
+		shift = 30;
+		break;
 	}
 	if (shift)
 		num[len - 1] = '\0';
@@ -151,7 +163,8 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 	struct ini_ctx *ctx = user;
 
 	if (*section && strcmp(section, "agent") != 0) {
-		snprintf(ctx->msg, sizeof(ctx->msg), "unknown section [%s] (keys go at the top or in [agent])", section);
+		snprintf(ctx->msg, sizeof(ctx->msg), "unknown section [%s] (keys go at the top or in [agent])",
+			 section);
 		return 0;
 	}
 	if (!name) /* a section header alone */

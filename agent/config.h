@@ -11,17 +11,17 @@
 #define CONFIG_DEFAULT_STATE_DIR "/var/lib/schedio-agent"
 
 struct agent_config {
-	char server[1024];          /* http:// or https:// base URL; empty: not set */
-	char token[512];            /* bearer token, from token or token_file */
-	char token_file[PATH_MAX];  /* file holding the token (read at validation) */
-	uint64_t interval_s;        /* reporting interval */
-	char state_dir[PATH_MAX];   /* where seq is kept */
-	char spool_dir[PATH_MAX];   /* unsent reports; empty: <state_dir>/spool */
-	uint64_t spool_max_bytes;   /* oldest reports are dropped beyond this */
-	unsigned cgroup_depth;      /* deeper cgroups count in their ancestor */
-	char ca_file[PATH_MAX];     /* PEM CA bundle for https; empty: the system's */
-	char disable[256];          /* comma-separated collectors left out (e.g. "runqlat") */
-	uint64_t backoff_max_s;     /* retry delay cap */
+	char server[1024];         /* http:// or https:// base URL; empty: not set */
+	char token[512];           /* bearer token, from token or token_file */
+	char token_file[PATH_MAX]; /* file holding the token (read at validation) */
+	uint64_t interval_s;       /* reporting interval */
+	char state_dir[PATH_MAX];  /* where seq is kept */
+	char spool_dir[PATH_MAX];  /* unsent reports; empty: <state_dir>/spool */
+	uint64_t spool_max_bytes;  /* oldest reports are dropped beyond this */
+	unsigned cgroup_depth;     /* deeper cgroups count in their ancestor */
+	char ca_file[PATH_MAX];    /* PEM CA bundle for https; empty: the system's */
+	char disable[256];         /* comma-separated collectors left out (e.g. "runqlat") */
+	uint64_t backoff_max_s;    /* retry delay cap */
 };
 
 /* Fills c with the defaults (interval 10 s, spool 64 MiB, depth 2, backoff cap 60 s). */

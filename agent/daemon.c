@@ -33,8 +33,8 @@ struct daemon {
 	void **states;
 	volatile sig_atomic_t *stop;
 	uint64_t seq_mem;
-	unsigned failures;   /* consecutive failed deliveries */
-	uint64_t retry_at;   /* no delivery attempt before this (ms) */
+	unsigned failures; /* consecutive failed deliveries */
+	uint64_t retry_at; /* no delivery attempt before this (ms) */
 };
 
 /* Backoff after n consecutive failures: 1 s doubling up to the cap, then a uniform draw from its
@@ -162,7 +162,8 @@ static void deliver(struct daemon *d, uint64_t deadline_ms)
 		d->failures = 0;
 		rc = spool_ack(d->spool, seq);
 		if (rc < 0) {
-			log_error("cannot remove report %llu from the spool: %s", (unsigned long long)seq, strerror(-rc));
+			log_error("cannot remove report %llu from the spool: %s", (unsigned long long)seq,
+				  strerror(-rc));
 			d->failures++;
 			d->retry_at = report_now_ms() + backoff_ms(d);
 			return;

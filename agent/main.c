@@ -59,35 +59,36 @@ static struct agent_args args = {
 
 static void usage(void)
 {
-	printf("Usage: %s [OPTION]...\n"
-	       "\n"
-	       "Measures runqueue latency and IO cost vs weight on this host and reports them to a schedio server.\n"
-	       "Runs as a daemon: a report every interval goes to an on-disk spool first and leaves it only once\n"
-	       "the server has stored it.\n"
-	       "\n"
-	       "  --config FILE          configuration (default " CONFIG_DEFAULT_PATH ", optional when absent)\n"
-	       "  --check-config         validate the configuration, print it and exit\n"
-	       "  --once                 collect one interval, report it, exit\n"
-	       "  --duration SECONDS     length of the --once interval (default 10)\n"
-	       "  --stdout               print reports as JSON instead of sending them\n"
-	       "  --pretty               indent printed JSON\n"
-	       "Every configuration key is also a flag (flags win over the file):\n"
-	       "  --server URL           server to send reports to (e.g. https://schedio.example:8443)\n"
-	       "  --token TOKEN          bearer token for the server\n"
-	       "  --token-file FILE      file holding the token (better than --token: not in ps)\n"
-	       "  --interval SECONDS     reporting interval (default 10)\n"
-	       "  --state-dir DIR        where seq is kept (default " CONFIG_DEFAULT_STATE_DIR ")\n"
-	       "  --spool-dir DIR        unsent reports (default STATE_DIR/spool)\n"
-	       "  --spool-max-bytes N    spool cap, K/M/G suffixes allowed (default 64M); oldest dropped first\n"
-	       "  --cgroup-depth N       deeper cgroups count in their ancestor at depth N (default 2)\n"
-	       "  --ca-file FILE         PEM CA certificates to verify an https server with\n"
-	       "  --backoff-max SECONDS  longest wait between delivery retries (default 60)\n"
-	       "  --disable LIST         collectors to leave out, comma-separated (runqlat, iocost, sched_ext, topology)\n"
-	       "  -v, --verbose          log debug lines\n"
-	       "  -h, --help             show this help and exit\n"
-	       "  -V, --version          show the version and exit\n"
-	       "Signals: SIGTERM/SIGINT spool the interval in progress and exit; SIGHUP reloads the configuration.\n",
-	       prog);
+	printf(
+	    "Usage: %s [OPTION]...\n"
+	    "\n"
+	    "Measures runqueue latency and IO cost vs weight on this host and reports them to a schedio server.\n"
+	    "Runs as a daemon: a report every interval goes to an on-disk spool first and leaves it only once\n"
+	    "the server has stored it.\n"
+	    "\n"
+	    "  --config FILE          configuration (default " CONFIG_DEFAULT_PATH ", optional when absent)\n"
+	    "  --check-config         validate the configuration, print it and exit\n"
+	    "  --once                 collect one interval, report it, exit\n"
+	    "  --duration SECONDS     length of the --once interval (default 10)\n"
+	    "  --stdout               print reports as JSON instead of sending them\n"
+	    "  --pretty               indent printed JSON\n"
+	    "Every configuration key is also a flag (flags win over the file):\n"
+	    "  --server URL           server to send reports to (e.g. https://schedio.example:8443)\n"
+	    "  --token TOKEN          bearer token for the server\n"
+	    "  --token-file FILE      file holding the token (better than --token: not in ps)\n"
+	    "  --interval SECONDS     reporting interval (default 10)\n"
+	    "  --state-dir DIR        where seq is kept (default " CONFIG_DEFAULT_STATE_DIR ")\n"
+	    "  --spool-dir DIR        unsent reports (default STATE_DIR/spool)\n"
+	    "  --spool-max-bytes N    spool cap, K/M/G suffixes allowed (default 64M); oldest dropped first\n"
+	    "  --cgroup-depth N       deeper cgroups count in their ancestor at depth N (default 2)\n"
+	    "  --ca-file FILE         PEM CA certificates to verify an https server with\n"
+	    "  --backoff-max SECONDS  longest wait between delivery retries (default 60)\n"
+	    "  --disable LIST         collectors to leave out, comma-separated (runqlat, iocost, sched_ext, topology)\n"
+	    "  -v, --verbose          log debug lines\n"
+	    "  -h, --help             show this help and exit\n"
+	    "  -V, --version          show the version and exit\n"
+	    "Signals: SIGTERM/SIGINT spool the interval in progress and exit; SIGHUP reloads the configuration.\n",
+	    prog);
 }
 
 static void on_signal(int sig)
@@ -122,9 +123,9 @@ static void parse_args(int argc, char **argv)
 {
 	enum { O_CONFIG = 256, O_CHECK, O_ONCE, O_DURATION, O_STDOUT, O_PRETTY, O_KEY };
 	/* Flags that set a configuration key carry O_KEY + the index into key_names. */
-	static const char *const key_names[] = { "server", "token", "token_file", "interval", "state_dir",
-						 "spool_dir", "spool_max_bytes", "cgroup_depth", "ca_file",
-						 "backoff_max", "disable" };
+	static const char *const key_names[] = { "server",    "token",       "token_file",      "interval",
+						 "state_dir", "spool_dir",   "spool_max_bytes", "cgroup_depth",
+						 "ca_file",   "backoff_max", "disable" };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, O_CONFIG },
 		{ "check-config", no_argument, NULL, O_CHECK },
@@ -362,8 +363,8 @@ int main(int argc, char **argv)
 	}
 	if (opt.sched_watch)
 		log_info("sched_ext: followed %s", sched_ext_watch_on_uevents(opt.sched_watch)
-							 ? "on kernel uevents (and polled every second)"
-							 : "by polling every 100 ms");
+						       ? "on kernel uevents (and polled every second)"
+						       : "by polling every 100 ms");
 	if (report_open_collectors(&opt, states) < 0)
 		goto out;
 	/* Loading BPF programs parses the kernel's BTF: several MiB of heap, freed

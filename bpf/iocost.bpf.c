@@ -206,24 +206,24 @@ static __always_inline void inuse_update(struct ioc_gq *iocg, __u64 new_hw_inuse
 }
 
 SEC("tp_btf/iocost_inuse_shortage")
-int BPF_PROG(iocost_inuse_shortage, struct ioc_gq *iocg, const char *path, struct ioc_now *now, u32 old_inuse,
-	     u32 new_inuse, u64 old_hw_inuse, u64 new_hw_inuse)
+int BPF_PROG(iocost_inuse_shortage, struct ioc_gq *iocg, const char *path, struct ioc_now *now,
+	     u32 old_inuse, u32 new_inuse, u64 old_hw_inuse, u64 new_hw_inuse)
 {
 	inuse_update(iocg, new_hw_inuse);
 	return 0;
 }
 
 SEC("tp_btf/iocost_inuse_transfer")
-int BPF_PROG(iocost_inuse_transfer, struct ioc_gq *iocg, const char *path, struct ioc_now *now, u32 old_inuse,
-	     u32 new_inuse, u64 old_hw_inuse, u64 new_hw_inuse)
+int BPF_PROG(iocost_inuse_transfer, struct ioc_gq *iocg, const char *path, struct ioc_now *now,
+	     u32 old_inuse, u32 new_inuse, u64 old_hw_inuse, u64 new_hw_inuse)
 {
 	inuse_update(iocg, new_hw_inuse);
 	return 0;
 }
 
 SEC("tp_btf/iocost_inuse_adjust")
-int BPF_PROG(iocost_inuse_adjust, struct ioc_gq *iocg, const char *path, struct ioc_now *now, u32 old_inuse,
-	     u32 new_inuse, u64 old_hw_inuse, u64 new_hw_inuse)
+int BPF_PROG(iocost_inuse_adjust, struct ioc_gq *iocg, const char *path, struct ioc_now *now,
+	     u32 old_inuse, u32 new_inuse, u64 old_hw_inuse, u64 new_hw_inuse)
 {
 	inuse_update(iocg, new_hw_inuse);
 	return 0;

@@ -26,15 +26,15 @@ struct iocost_key {
 };
 
 struct iocost_val {
-	__u64 last_ns;     /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) of the last update */
-	__u64 hwa_us_sum;  /* integral of hweight_active over active time, WEIGHT_ONE * us */
-	__u64 hwi_us_sum;  /* the same for hweight_inuse */
-	__u64 active_us;   /* time the iocg was active, us */
-	__u64 updates;     /* snapshots taken, for tests and debugging */
-	__u32 hwa;         /* last hweight_active, WEIGHT_ONE units */
-	__u32 hwi;         /* last hweight_inuse */
-	__u32 active;      /* 1 while the iocg is on its ioc's active list */
-	__u32 weight;      /* iocg->weight at the last snapshot */
+	__u64 last_ns;	  /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) of the last update */
+	__u64 hwa_us_sum; /* integral of hweight_active over active time, WEIGHT_ONE * us */
+	__u64 hwi_us_sum; /* the same for hweight_inuse */
+	__u64 active_us;  /* time the iocg was active, us */
+	__u64 updates;	  /* snapshots taken, for tests and debugging */
+	__u32 hwa;	  /* last hweight_active, WEIGHT_ONE units */
+	__u32 hwi;	  /* last hweight_inuse */
+	__u32 active;	  /* 1 while the iocg is on its ioc's active list */
+	__u32 weight;	  /* iocg->weight at the last snapshot */
 };
 
 /* Per disk: the last vrate the kernel set, in percent * 100. */

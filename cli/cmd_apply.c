@@ -38,15 +38,16 @@ static int write_line(const char *dir, const char *file, const char *line, size_
 }
 
 /* Applies (or prints) one disk's configuration; returns 0, 1 on failure, 2 when unknown. */
-static int apply_disk(const struct ssd_client *c, const struct ssd_disk *d, const char *solution,
-		      const char *cgroot, int dry_run)
+static int apply_disk(const struct ssd_client *c, const struct ssd_disk *d, const char *solution, const char *cgroot,
+		      int dry_run)
 {
 	char path[2048], m[800], s[200], msg[600], *nl;
 	struct http_result res;
 	int rc = 1, err;
 
-	snprintf(path, sizeof(path), "/api/v1/ssd/models/%s/config?dev=%s%s%s", ssd_client_escape(d->model, m, sizeof(m)),
-		 d->dev, solution ? "&solution=" : "", solution ? ssd_client_escape(solution, s, sizeof(s)) : "");
+	snprintf(path, sizeof(path), "/api/v1/ssd/models/%s/config?dev=%s%s%s",
+		 ssd_client_escape(d->model, m, sizeof(m)), d->dev, solution ? "&solution=" : "",
+		 solution ? ssd_client_escape(solution, s, sizeof(s)) : "");
 	if (http_client_request_header(c->server, "GET", path, c->token, NULL, 0, NULL, "X-Schedio-Solution", &res) <
 	    0) {
 		fprintf(stderr, "schedio apply: %s\n", res.error);

@@ -66,7 +66,9 @@ static long print_page(const cJSON *models, char *last, long *left)
 
 int cmd_models(int argc, char **argv)
 {
-	static const struct option opts[] = { SSD_CLIENT_OPTIONS, { "limit", required_argument, NULL, OPT_LIMIT }, { 0 } };
+	static const struct option opts[] = { SSD_CLIENT_OPTIONS,
+					      { "limit", required_argument, NULL, OPT_LIMIT },
+					      { 0 } };
 	struct ssd_client c;
 	struct http_result res = { 0 };
 	char path[1024], q[700] = "", msg[600], last[ID_MAX] = "", *end;
@@ -103,8 +105,8 @@ int cmd_models(int argc, char **argv)
 	while (offset >= 0 && left != 0) {
 		const cJSON *models, *next;
 
-		snprintf(path, sizeof(path), "/api/v1/ssd/models?limit=%d&offset=%ld%s%s", PAGE, offset, *q ? "&q=" : "",
-			 q);
+		snprintf(path, sizeof(path), "/api/v1/ssd/models?limit=%d&offset=%ld%s%s", PAGE, offset,
+			 *q ? "&q=" : "", q);
 		if (http_client_request(c.server, "GET", path, c.token, NULL, 0, NULL, &res) < 0 || res.status != 200) {
 			fprintf(stderr, "schedio models: %s\n", ssd_client_error(&res, msg, sizeof(msg)));
 			goto out;

@@ -69,9 +69,9 @@ static int submit_one(const struct ssd_client *c, const char *path)
 	}
 	rc = 1;
 	if (http_client_request(c->server, "POST", "/api/v1/ssd/results", c->token, buf, len,
-				len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b ?
-					"application/gzip" :
-					"application/json",
+				len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b
+				    ? "application/gzip"
+				    : "application/json",
 				&res) < 0 ||
 	    (res.status != 200 && res.status != 201)) {
 		printf("%s: error: %s\n", path, ssd_client_error(&res, msg, sizeof(msg)));

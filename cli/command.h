@@ -6,7 +6,7 @@
 
 struct command {
 	const char *name;
-	const char *summary; /* one line for `schedio --help` */
+	const char *summary;               /* one line for `schedio --help` */
 	int (*run)(int argc, char **argv); /* argv[0] is the command name; returns the exit status */
 };
 

@@ -54,8 +54,8 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
-int http_client_request(const char *server, const char *method, const char *path, const char *token,
-			const void *body, size_t len, const char *content_type, struct http_result *res)
+int http_client_request(const char *server, const char *method, const char *path, const char *token, const void *body,
+			size_t len, const char *content_type, struct http_result *res)
 {
 	return http_client_request_header(server, method, path, token, body, len, content_type, NULL, res);
 }

@@ -54,7 +54,8 @@ char *ssd_client_escape(const char *s, char *out, size_t cap)
 	for (; *s && o + 4 < cap; s++) {
 		unsigned char ch = (unsigned char)*s;
 
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || strchr("-._~", ch)) {
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    strchr("-._~", ch)) {
 			out[o++] = (char)ch;
 		} else {
 			out[o++] = '%';

@@ -11,9 +11,11 @@
 enum { SSD_OPT_SERVER = 1000, SSD_OPT_TOKEN };
 
 /* The long options every SSD subcommand takes, to splice into its own table. */
+/* clang-format off */
 #define SSD_CLIENT_OPTIONS                                                                                            \
 	{ "server", required_argument, NULL, SSD_OPT_SERVER }, { "token", required_argument, NULL, SSD_OPT_TOKEN },   \
 	{ "help", no_argument, NULL, 'h' }
+/* clang-format on */
 
 struct ssd_client {
 	const char *server; /* --server, else $SCHEDIO_SERVER, else the default */

@@ -54,7 +54,8 @@ int ssd_disks_list(const char *sysfs_root, struct ssd_disk **out, size_t *n)
 			continue;
 		snprintf(disk.name, sizeof(disk.name), "%s", e->d_name);
 		if (read_attr(sysfs_root, disk.name, "dev", disk.dev, sizeof(disk.dev)) < 0 ||
-		    read_attr(sysfs_root, disk.name, "device/model", disk.model, sizeof(disk.model)) < 0 || !*disk.model)
+		    read_attr(sysfs_root, disk.name, "device/model", disk.model, sizeof(disk.model)) < 0 ||
+		    !*disk.model)
 			continue;
 		/* NVMe calls it firmware_rev, SCSI/ATA rev */
 		if (read_attr(sysfs_root, disk.name, "device/firmware_rev", disk.fwrev, sizeof(disk.fwrev)) < 0)

@@ -8,10 +8,10 @@
 #include <stddef.h>
 
 struct ssd_disk {
-	char name[64];    /* nvme0n1, sda */
-	char dev[32];     /* MAJ:MIN */
-	char model[256];  /* trimmed */
-	char fwrev[128];  /* trimmed; may be empty */
+	char name[64];   /* nvme0n1, sda */
+	char dev[32];    /* MAJ:MIN */
+	char model[256]; /* trimmed */
+	char fwrev[128]; /* trimmed; may be empty */
 };
 
 /* Lists whole disks under sysfs_root/block that have a device model (skipping loop,

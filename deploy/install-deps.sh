@@ -8,7 +8,7 @@ set -euo pipefail
 
 packages=(
 	# build
-	build-essential cmake pkg-config clang llvm libclang-rt-14-dev
+	build-essential cmake pkg-config clang clang-format llvm libclang-rt-14-dev
 	libbpf-dev bpftool libelf-dev
 	libmicrohttpd-dev libsqlite3-dev libcjson-dev libcurl4-gnutls-dev zlib1g-dev
 	libinih-dev libcmocka-dev nettle-dev libgnutls28-dev libpq-dev

@@ -124,8 +124,23 @@ static int parse_duration_ms(const char *s, int64_t *out)
 
 static int parse_serve(struct server_options *o, int argc, char **argv)
 {
-	enum { O_LISTEN = 256, O_DB, O_WEB, O_OPEN_INGEST, O_OPEN_SUB, O_MAX_BODY, O_MAX_INFL, O_THREADS, O_MAXCONN,
-	       O_TIMEOUT, O_RET_RAW, O_RET_MIN, O_RET_HOUR, O_TLS_CERT, O_TLS_KEY };
+	enum {
+		O_LISTEN = 256,
+		O_DB,
+		O_WEB,
+		O_OPEN_INGEST,
+		O_OPEN_SUB,
+		O_MAX_BODY,
+		O_MAX_INFL,
+		O_THREADS,
+		O_MAXCONN,
+		O_TIMEOUT,
+		O_RET_RAW,
+		O_RET_MIN,
+		O_RET_HOUR,
+		O_TLS_CERT,
+		O_TLS_KEY
+	};
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -169,12 +184,14 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 			break;
 		case O_MAX_BODY:
 			if (cli_parse_u64(optarg, 1024, 1ULL << 32, &v))
-				cli_usage_error(prog, "--max-body wants bytes between 1024 and 4 GiB, not '%s'", optarg);
+				cli_usage_error(prog, "--max-body wants bytes between 1024 and 4 GiB, not '%s'",
+						optarg);
 			o->max_body = v;
 			break;
 		case O_MAX_INFL:
 			if (cli_parse_u64(optarg, 1024, 1ULL << 32, &v))
-				cli_usage_error(prog, "--max-inflated wants bytes between 1024 and 4 GiB, not '%s'", optarg);
+				cli_usage_error(prog, "--max-inflated wants bytes between 1024 and 4 GiB, not '%s'",
+						optarg);
 			o->max_inflated = v;
 			break;
 		case O_THREADS:
@@ -196,7 +213,8 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		case O_RET_MIN:
 		case O_RET_HOUR:
 			if (parse_duration_ms(optarg, &o->retain_ms[c - O_RET_RAW]))
-				cli_usage_error(prog, "--%s wants a duration like 48h, 14d or 3600s (at least 1m), not '%s'",
+				cli_usage_error(prog,
+						"--%s wants a duration like 48h, 14d or 3600s (at least 1m), not '%s'",
 						opts[c - O_LISTEN].name, optarg);
 			break;
 		case O_TLS_CERT:

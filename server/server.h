@@ -18,19 +18,19 @@ struct token_store;
 struct ssd_ratelimit;
 
 struct server_options {
-	const char *listen;         /* ADDR:PORT, [ADDR6]:PORT */
-	const char *db_path;        /* SQLite file, or a PostgreSQL conninfo (pg_conn.h) */
-	const char *web_dir;        /* dashboard assets; found next to the binary when NULL */
-	bool open_ingest;           /* accept reports without a token (loopback only) */
-	bool open_submissions;      /* accept SSD results without a token */
-	size_t max_body;            /* request body cap as sent (compressed) */
-	size_t max_inflated;        /* request body cap after gzip decompression */
-	unsigned threads;           /* HTTP worker threads; 0 = number of cores */
-	unsigned max_connections;   /* concurrent connections held */
-	unsigned conn_timeout_s;    /* idle connection timeout */
-	int64_t retain_ms[3];       /* retention of raw, 1-minute and 1-hour data */
-	const char *tls_cert;       /* PEM certificate (chain) file: serve HTTPS; NULL: plain HTTP */
-	const char *tls_key;        /* PEM private key file for tls_cert */
+	const char *listen;       /* ADDR:PORT, [ADDR6]:PORT */
+	const char *db_path;      /* SQLite file, or a PostgreSQL conninfo (pg_conn.h) */
+	const char *web_dir;      /* dashboard assets; found next to the binary when NULL */
+	bool open_ingest;         /* accept reports without a token (loopback only) */
+	bool open_submissions;    /* accept SSD results without a token */
+	size_t max_body;          /* request body cap as sent (compressed) */
+	size_t max_inflated;      /* request body cap after gzip decompression */
+	unsigned threads;         /* HTTP worker threads; 0 = number of cores */
+	unsigned max_connections; /* concurrent connections held */
+	unsigned conn_timeout_s;  /* idle connection timeout */
+	int64_t retain_ms[3];     /* retention of raw, 1-minute and 1-hour data */
+	const char *tls_cert;     /* PEM certificate (chain) file: serve HTTPS; NULL: plain HTTP */
+	const char *tls_key;      /* PEM private key file for tls_cert */
 };
 
 struct ingest;
@@ -44,16 +44,16 @@ struct server {
 	struct token_store *tokens; /* the tokens, in the same backend (token_store.h) */
 	char web_dir[PATH_MAX];     /* empty when no dashboard was found */
 	struct MHD_Daemon *mhd;
-	int listen_fd;              /* owned by mhd once it started (closed with it) */
-	atomic_bool draining;       /* shutting down: new requests get 503 (http_drain) */
-	atomic_int in_handler;      /* requests inside a route handler right now */
-	unsigned short port;        /* the port actually bound (for :0) */
-	struct stats stats;         /* ingest counters for /metrics */
-	struct ingest *ingest;      /* the report writer (server/ingest/ingest.c) */
-	struct rollup *rollup;      /* rollups and retention (server/series/rollup.c) */
-	struct store_pool *readers; /* query connections (server/store/store_pool.c) */
+	int listen_fd;                     /* owned by mhd once it started (closed with it) */
+	atomic_bool draining;              /* shutting down: new requests get 503 (http_drain) */
+	atomic_int in_handler;             /* requests inside a route handler right now */
+	unsigned short port;               /* the port actually bound (for :0) */
+	struct stats stats;                /* ingest counters for /metrics */
+	struct ingest *ingest;             /* the report writer (server/ingest/ingest.c) */
+	struct rollup *rollup;             /* rollups and retention (server/series/rollup.c) */
+	struct store_pool *readers;        /* query connections (server/store/store_pool.c) */
 	struct checkpointer *checkpointer; /* WAL upkeep off the ingest path */
-	char *tls_cert_pem;         /* contents of opt.tls_cert/tls_key, alive while serving */
+	char *tls_cert_pem;                /* contents of opt.tls_cert/tls_key, alive while serving */
 	char *tls_key_pem;
 	struct ssd_store *ssd_store;         /* the SSD model database (ssd_store.h) */
 	struct ssd_ratelimit *ssd_ratelimit; /* per-address budget under --open-submissions */

@@ -81,7 +81,8 @@ int token_cmd_main(int argc, char **argv)
 	}
 	if (!strcmp(action, "add")) {
 		if (ts->ops->add(ts, argv[optind], scope, token, err, sizeof(err)) == 0) {
-			printf("token '%s' (scope %s) created; it is shown only now:\n%s\n", argv[optind], scope, token);
+			printf("token '%s' (scope %s) created; it is shown only now:\n%s\n", argv[optind], scope,
+			       token);
 			rc = 0;
 		}
 	} else if (!strcmp(action, "revoke")) {

@@ -55,7 +55,7 @@ struct spool {
 	char dir[4096];
 	uint64_t max_bytes;
 	uint64_t bytes;
-	uint64_t lost;     /* dropped or corrupt reports no surviving report carries yet */
+	uint64_t lost; /* dropped or corrupt reports no surviving report carries yet */
 	uint64_t last_seq;
 	struct spool_entry *v; /* sorted by seq, oldest first */
 	size_t n, cap;
@@ -234,7 +234,8 @@ static int scan(struct spool *sp)
 			err = lerr;
 			continue;
 		}
-		err = index_insert(sp, &(struct spool_entry){ .seq = seq, .size = sizeof(h) + h.len, .carried = h.carried });
+		err = index_insert(
+		    sp, &(struct spool_entry){ .seq = seq, .size = sizeof(h) + h.len, .carried = h.carried });
 	}
 	for (int i = 0; i < n; i++)
 		free(names[i]);

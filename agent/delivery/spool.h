@@ -21,8 +21,8 @@ uint64_t spool_drop_count(const struct spool *sp, size_t len);
 /* Appends one report durably (write, fsync, rename, fsync dir) with the drop count it carries, then
  * drops the oldest reports until the spool fits its cap. Returns 0, or -errno with nothing written. */
 int spool_append(struct spool *sp, uint64_t seq, uint64_t carried, const void *buf, size_t len);
-/* Reads the oldest report into a malloc'd buffer (NUL-terminated, not counted in *len); 0, -ENOENT when the spool is empty, or -errno.
- * A report that fails its checksum is removed, counted as lost, and the next one is read. */
+/* Reads the oldest report into a malloc'd buffer (NUL-terminated, not counted in *len); 0, -ENOENT when the spool is
+ * empty, or -errno. A report that fails its checksum is removed, counted as lost, and the next one is read. */
 int spool_peek(struct spool *sp, uint64_t *seq, void **buf, size_t *len);
 /* Removes report seq after the server's 2xx; 0 or -errno. */
 int spool_ack(struct spool *sp, uint64_t seq);

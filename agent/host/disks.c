@@ -53,8 +53,7 @@ static int disk_read(const char *root, const char *name, struct disk *d)
 	memset(d, 0, sizeof(*d));
 	if (read_attr(root, name, "partition", buf, sizeof(buf)) >= 0)
 		return -1;
-	if (read_attr(root, name, "dev", buf, sizeof(buf)) <= 0 || iostat_parse_devno(&p, &d->major, &d->minor) ||
-	    *p)
+	if (read_attr(root, name, "dev", buf, sizeof(buf)) <= 0 || iostat_parse_devno(&p, &d->major, &d->minor) || *p)
 		return -1;
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	if (read_attr(root, name, "device/model", d->model, sizeof(d->model)) < 0)

@@ -5,11 +5,11 @@
 #include "agent/report/collector.h"
 
 struct host_info {
-	char id[64];        /* /etc/machine-id */
+	char id[64]; /* /etc/machine-id */
 	char hostname[256];
-	char kernel[65];    /* uname release */
+	char kernel[65]; /* uname release */
 	char arch[65];
-	unsigned cpus;      /* online CPUs */
+	unsigned cpus; /* online CPUs */
 };
 
 /* Reads the host's identity; returns 0 or -errno when no machine id can be found. */

@@ -21,7 +21,7 @@ struct sched_ext_watch;
 
 struct sched_ext_state {
 	char state[32]; /* "unsupported", "disabled", "enabling", "enabled", "disabling", ... */
-	char ops[128];	/* the loaded scheduler's name; "" when none */
+	char ops[128];  /* the loaded scheduler's name; "" when none */
 };
 
 /* Reads the state under root (normally /sys/kernel/sched_ext); always fills st, returns 0. */

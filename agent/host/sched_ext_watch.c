@@ -52,7 +52,7 @@ struct sched_ext_watch {
 	int uevent_fd; /* -1: polling only; only the thread changes it once running */
 	atomic_bool on_uevents;
 	struct sched_ext_watch_cfg cfg;
-	pthread_mutex_t lock;	  /* seen, nseen */
+	pthread_mutex_t lock;     /* seen, nseen */
 	struct watch_sample last; /* the state as of the latest poll (the thread's own) */
 	struct watch_sample seen[WATCH_MAX_TRANSITIONS];
 	size_t nseen;

@@ -19,7 +19,7 @@ typedef void (*sched_ext_watch_read_fn)(void *arg, char *state, size_t state_len
 typedef void (*sched_ext_watch_change_fn)(void *arg, const char *state, const char *ops);
 
 struct sched_ext_watch_cfg {
-	unsigned period_ms;	   /* how often read is polled */
+	unsigned period_ms;        /* how often read is polled */
 	unsigned uevent_period_ms; /* the period while kernel uevents wake the watcher; 0: no uevents */
 	sched_ext_watch_read_fn read;
 	void *arg;

@@ -313,7 +313,9 @@ static int pass_read(struct iocost_state *s, struct iocost_pass *p, const struct
 			iostat_weight_parse("", &w);
 		p->bad_lines += w.bad_lines;
 		for (size_t k = 0; k < st.n; k++) {
-			struct iocost_sample smp = { .cgid = cg->id, .major = st.dev[k].major, .minor = st.dev[k].minor };
+			struct iocost_sample smp = { .cgid = cg->id,
+						     .major = st.dev[k].major,
+						     .minor = st.dev[k].minor };
 			const struct iocost_sample *old = prev_find(s, cg->id, smp.major, smp.minor);
 			struct iocost_row *r;
 

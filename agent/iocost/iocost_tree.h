@@ -6,10 +6,10 @@
 #include <stdint.h>
 
 struct iocost_cgroup {
-	char *path;       /* relative to the cgroup2 mount, "/" for the root */
-	uint64_t id;      /* cgroup id: the directory's inode number */
-	int parent;       /* index of the parent in the list, -1 for the root */
-	unsigned depth;   /* 0 for the root */
+	char *path;     /* relative to the cgroup2 mount, "/" for the root */
+	uint64_t id;    /* cgroup id: the directory's inode number */
+	int parent;     /* index of the parent in the list, -1 for the root */
+	unsigned depth; /* 0 for the root */
 };
 
 struct iocost_tree {

@@ -14,8 +14,8 @@
 struct sched_ext_watch;
 
 struct agent_options {
-	unsigned cgroup_depth;  /* cgroups deeper than this count in their ancestor */
-	const char *disable;    /* comma-separated collector names left out, or NULL */
+	unsigned cgroup_depth; /* cgroups deeper than this count in their ancestor */
+	const char *disable;   /* comma-separated collector names left out, or NULL */
 	/* The one follower of /sys/kernel/sched_ext the collectors share; NULL on
 	 * kernels without sched_ext. Started before and stopped after them. */
 	struct sched_ext_watch *sched_watch;

@@ -12,12 +12,7 @@
 #include "agent/host/topology.h"
 
 const struct collector *const collectors[] = {
-	&host_info_collector,
-	&topology_collector,
-	&sched_ext_collector,
-	&runqlat_collector,
-	&iocost_collector,
-	NULL,
+	&host_info_collector, &topology_collector, &sched_ext_collector, &runqlat_collector, &iocost_collector, NULL,
 };
 
 bool collector_listed(const char *list, const char *name)
@@ -43,8 +38,10 @@ int collector_check_list(const char *list, char *err, size_t errlen)
 		for (int i = 0; collectors[i]; i++)
 			known |= strlen(collectors[i]->name) == len && strncmp(collectors[i]->name, p, len) == 0;
 		if (!known || (len == 4 && strncmp(p, "host", 4) == 0)) {
-			snprintf(err, errlen, "'%.*s' is not a collector that can be left out (runqlat, iocost, "
-				 "sched_ext, topology)", (int)len, p);
+			snprintf(err, errlen,
+				 "'%.*s' is not a collector that can be left out (runqlat, iocost, "
+				 "sched_ext, topology)",
+				 (int)len, p);
 			return -1;
 		}
 		p += len + (p[len] == ',');

@@ -71,7 +71,7 @@ struct runqlat_probe {
 	struct runqlat_hist hist, zero; /* read buffer, and what a read half is reset to */
 	struct cgroup_paths paths;
 	struct slot_ref *refs, *recycled; /* scratch, max_cgroups + 1 each */
-	uint8_t *seen;			  /* scratch, one flag per slot */
+	uint8_t *seen;                    /* scratch, one flag per slot */
 	struct runqlat_summary sum;
 	uint64_t overflow_reported;
 	/* The split by scheduler: sched_slots histograms per CPU (1 without sched_ext). */

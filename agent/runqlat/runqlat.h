@@ -13,15 +13,15 @@
 struct sched_ext_watch;
 
 struct runqlat_config {
-	unsigned cgroup_depth; /* cgroups deeper than this count in their ancestor */
-	unsigned max_cgroups;  /* histogram slots; 0 = RUNQLAT_MAX_CGROUPS */
-	bool force_raw_tp;     /* use the raw_tp fallback even where tp_btf works */
-	bool pid_hash;	       /* per-task state in a pid hash instead of task storage */
-	const char *btf_path;  /* NULL = /sys/kernel/btf/vmlinux */
-	const char *mounts;    /* NULL = /proc/self/mounts (where to find cgroup2) */
-	const char *sched_ext_root; /* NULL = /sys/kernel/sched_ext */
+	unsigned cgroup_depth;         /* cgroups deeper than this count in their ancestor */
+	unsigned max_cgroups;          /* histogram slots; 0 = RUNQLAT_MAX_CGROUPS */
+	bool force_raw_tp;             /* use the raw_tp fallback even where tp_btf works */
+	bool pid_hash;                 /* per-task state in a pid hash instead of task storage */
+	const char *btf_path;          /* NULL = /sys/kernel/btf/vmlinux */
+	const char *mounts;            /* NULL = /proc/self/mounts (where to find cgroup2) */
+	const char *sched_ext_root;    /* NULL = /sys/kernel/sched_ext */
 	struct sched_ext_watch *watch; /* its watcher, to follow (borrowed); NULL = start one */
-	const char *kallsyms;       /* NULL = /proc/kallsyms (where ext_sched_class is) */
+	const char *kallsyms;          /* NULL = /proc/kallsyms (where ext_sched_class is) */
 };
 
 struct runqlat_probe;

@@ -9,7 +9,7 @@
 #define SCHED_SLOTS_NAME_MAX 128
 
 struct sched_slots {
-	unsigned cur;					    /* slot the BPF side writes now */
+	unsigned cur;                                       /* slot the BPF side writes now */
 	char name[RUNQLAT_EXT_SLOTS][SCHED_SLOTS_NAME_MAX]; /* ops name; "" until known */
 };
 

@@ -100,8 +100,8 @@ static int explain_kfuncs(struct scx_sched *s)
 	old = missing ? scx_kfunc_old_name(fn) : NULL;
 	if (missing && old && btf__find_by_name_kind(kern, old, BTF_KIND_FUNC) > 0)
 		snprintf(s->err, sizeof(s->err),
-			 "this kernel's sched_ext predates Linux 6.13: it has %s, not %.64s, which %.64s calls", old, fn,
-			 s->name);
+			 "this kernel's sched_ext predates Linux 6.13: it has %s, not %.64s, which %.64s calls", old,
+			 fn, s->name);
 	else if (missing)
 		snprintf(s->err, sizeof(s->err), "this kernel has no kfunc %.64s, which %.64s calls", fn, s->name);
 	btf__free(kern);

@@ -18,9 +18,9 @@ struct scx_sched {
 	struct bpf_object *obj;
 	struct bpf_map *ops; /* the object's one struct_ops map */
 	struct btf *obj_btf; /* its BTF as compiled (the kfuncs it calls), or NULL */
-	char name[128];	     /* the ops name: the struct_ops variable's name */
-	int link_fd;	     /* -1 while not attached */
-	char err[256];	     /* why the last call failed */
+	char name[128];      /* the ops name: the struct_ops variable's name */
+	int link_fd;         /* -1 while not attached */
+	char err[256];       /* why the last call failed */
 };
 
 /* Opens an object from memory (elf, len) or, with elf NULL, from the file

@@ -26,7 +26,7 @@ enum MHD_Result api_ssd_model_config(struct http_request *req);
 enum MHD_Result api_ssd_hwdb(struct http_request *req);
 /* GET /metrics: Prometheus text (api_metrics.c). */
 enum MHD_Result api_metrics(struct http_request *req);
-/* POST /api/v1/reports: ingest one agent report (ingest.c). */
+/* POST /api/v1/reports: ingest one agent report (api_reports.c). */
 enum MHD_Result api_reports_post(struct http_request *req);
 /* GET /api/v1/hosts: every host with its last-5-minute runqueue latency (api_hosts.c). */
 enum MHD_Result api_hosts_list(struct http_request *req);

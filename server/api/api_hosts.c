@@ -54,9 +54,9 @@ static bool host_stale(const struct store_host *h, int64_t now)
  * filled by one scan over every host's recent raw rows, so the list costs
  * one store round trip, not one per host. */
 struct recent {
-	int64_t *ids;          /* 0: free slot (host ids start at 1) */
+	int64_t *ids; /* 0: free slot (host ids start at 1) */
 	struct runqlat_hist **hist;
-	size_t cap, n;         /* cap a power of two, kept over twice n */
+	size_t cap, n; /* cap a power of two, kept over twice n */
 };
 
 static size_t recent_slot(const struct recent *m, int64_t id)
@@ -159,7 +159,8 @@ static cJSON *disks_summary(struct server *srv, const char *disks_json, struct s
 {
 	cJSON *all = disks_annotated(srv, disks_json, cache), *out = cJSON_CreateArray(), *d;
 
-	cJSON_ArrayForEach(d, all) {
+	cJSON_ArrayForEach(d, all)
+	{
 		cJSON *s = cJSON_CreateObject(), *ioc = cJSON_GetObjectItemCaseSensitive(d, "iocost");
 		static const char *const keys[] = { "dev", "name", "model", "fwrev" };
 
@@ -168,7 +169,8 @@ static cJSON *disks_summary(struct server *srv, const char *disks_json, struct s
 
 			add_str_or_null(s, keys[i], cJSON_IsString(v) ? v->valuestring : NULL);
 		}
-		cJSON_AddBoolToObject(s, "iocost_enabled", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ioc, "enabled")));
+		cJSON_AddBoolToObject(s, "iocost_enabled",
+				      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ioc, "enabled")));
 		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(d, "recommendation")))
 			cJSON_AddStringToObject(s, "recommendation",
 						cJSON_GetObjectItemCaseSensitive(d, "recommendation")->valuestring);
@@ -339,8 +341,7 @@ enum MHD_Result api_host_get(struct http_request *req)
 	cJSON_AddBoolToObject(doc, "stale", host_stale(&h, now));
 	add_str_or_null(doc, "agent_version", h.agent_version);
 	arr = disks_annotated(req->srv, h.disks_json, NULL);
-	cJSON_ArrayForEach(v, arr)
-		disk_normalise(v);
+	cJSON_ArrayForEach(v, arr) disk_normalise(v);
 	cJSON_AddItemToObject(doc, "disks", arr);
 	add_sorted_keys(cJSON_AddArrayToObject(doc, "cgroups"), &d.cgroups, false);
 	/* A group is listed only when it ran samples: a row may carry an empty histogram. */

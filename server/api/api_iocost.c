@@ -40,7 +40,8 @@ static cJSON *find_by(cJSON *arr, const char *field, const char *value)
 {
 	cJSON *it;
 
-	cJSON_ArrayForEach(it, arr) {
+	cJSON_ArrayForEach(it, arr)
+	{
 		cJSON *v = cJSON_GetObjectItemCaseSensitive(it, field);
 
 		if (cJSON_IsString(v) && strcmp(v->valuestring, value) == 0)

@@ -23,8 +23,8 @@
 #define METRICS_MAX_CGROUPS 64
 #define METRICS_RECENT_MS 3600000LL
 
-static const double le_seconds[] = { 1e-6,   2.5e-6, 5e-6,   1e-5,   2.5e-5, 5e-5,   1e-4, 2.5e-4, 5e-4, 1e-3,
-				     2.5e-3, 5e-3,   1e-2,   2.5e-2, 5e-2,   1e-1,   2.5e-1, 5e-1, 1,     2.5 };
+static const double le_seconds[] = { 1e-6,   2.5e-6, 5e-6, 1e-5,   2.5e-5, 5e-5, 1e-4,   2.5e-4, 5e-4, 1e-3,
+				     2.5e-3, 5e-3,   1e-2, 2.5e-2, 5e-2,   1e-1, 2.5e-1, 5e-1,   1,    2.5 };
 #define NLE (sizeof(le_seconds) / sizeof(le_seconds[0]))
 
 /* Appends raw bytes (blob_put_str would add a length prefix). */
@@ -88,15 +88,18 @@ static void own_metrics(struct blob *b, struct server *srv, struct store *st, si
 	struct stats *s = &srv->stats;
 	uint64_t cum = 0;
 
-	outf(b, "# HELP schedio_reports_accepted_total Agent reports stored.\n"
-		"# TYPE schedio_reports_accepted_total counter\nschedio_reports_accepted_total %llu\n",
+	outf(b,
+	     "# HELP schedio_reports_accepted_total Agent reports stored.\n"
+	     "# TYPE schedio_reports_accepted_total counter\nschedio_reports_accepted_total %llu\n",
 	     (unsigned long long)atomic_load(&s->accepted));
-	outf(b, "# HELP schedio_reports_duplicate_total Reports received again and not stored twice.\n"
-		"# TYPE schedio_reports_duplicate_total counter\nschedio_reports_duplicate_total %llu\n",
+	outf(b,
+	     "# HELP schedio_reports_duplicate_total Reports received again and not stored twice.\n"
+	     "# TYPE schedio_reports_duplicate_total counter\nschedio_reports_duplicate_total %llu\n",
 	     (unsigned long long)atomic_load(&s->duplicates));
-	outf(b, "# HELP schedio_agent_reports_dropped_total Reports agents dropped from full spools, as the "
-		"reports stored since the server started say (delivery.dropped).\n"
-		"# TYPE schedio_agent_reports_dropped_total counter\nschedio_agent_reports_dropped_total %llu\n",
+	outf(b,
+	     "# HELP schedio_agent_reports_dropped_total Reports agents dropped from full spools, as the "
+	     "reports stored since the server started say (delivery.dropped).\n"
+	     "# TYPE schedio_agent_reports_dropped_total counter\nschedio_agent_reports_dropped_total %llu\n",
 	     (unsigned long long)atomic_load(&s->agent_dropped));
 	outf(b, "# HELP schedio_reports_rejected_total Reports refused, by reason.\n"
 		"# TYPE schedio_reports_rejected_total counter\n");
@@ -115,11 +118,13 @@ static void own_metrics(struct blob *b, struct server *srv, struct store *st, si
 	}
 	outf(b, "schedio_ingest_latency_seconds_sum %.6f\nschedio_ingest_latency_seconds_count %llu\n",
 	     (double)atomic_load(&s->latency_sum_us) / 1e6, (unsigned long long)atomic_load(&s->latency_count));
-	outf(b, "# HELP schedio_ingest_batches_total Writer transactions committed.\n"
-		"# TYPE schedio_ingest_batches_total counter\nschedio_ingest_batches_total %llu\n",
+	outf(b,
+	     "# HELP schedio_ingest_batches_total Writer transactions committed.\n"
+	     "# TYPE schedio_ingest_batches_total counter\nschedio_ingest_batches_total %llu\n",
 	     (unsigned long long)atomic_load(&s->batches));
-	outf(b, "# HELP schedio_database_size_bytes Size of the SQLite database.\n"
-		"# TYPE schedio_database_size_bytes gauge\nschedio_database_size_bytes %lld\n",
+	outf(b,
+	     "# HELP schedio_database_size_bytes Size of the SQLite database.\n"
+	     "# TYPE schedio_database_size_bytes gauge\nschedio_database_size_bytes %lld\n",
 	     (long long)st->ops->size_bytes(st));
 	outf(b, "# HELP schedio_hosts Hosts known to the server.\n# TYPE schedio_hosts gauge\nschedio_hosts %zu\n",
 	     hosts);
@@ -142,7 +147,8 @@ static int latest_row(void *arg, const struct store_row *r)
 	const char *dev = NULL;
 
 	memset(c->h, 0, sizeof(*c->h));
-	if (r->host_hist && runqlat_hist_add_blob(c->h, r->host_hist, r->host_hist_len, runqlat_set_want_host, NULL) == 0 &&
+	if (r->host_hist &&
+	    runqlat_hist_add_blob(c->h, r->host_hist, r->host_hist_len, runqlat_set_want_host, NULL) == 0 &&
 	    hist_total(c->h->buckets) > 0) {
 		uint64_t cum = 0;
 		uint32_t idx = 0;
@@ -153,8 +159,8 @@ static int latest_row(void *arg, const struct store_row *r)
 			outf(&c->rq, "schedio_runqlat_seconds_bucket{host=\"%s\",id=\"%s\",le=\"%g\"} %llu\n", c->host,
 			     c->id, le_seconds[i], (unsigned long long)cum);
 		}
-		outf(&c->rq, "schedio_runqlat_seconds_bucket{host=\"%s\",id=\"%s\",le=\"+Inf\"} %llu\n", c->host,
-		     c->id, (unsigned long long)hist_total(c->h->buckets));
+		outf(&c->rq, "schedio_runqlat_seconds_bucket{host=\"%s\",id=\"%s\",le=\"+Inf\"} %llu\n", c->host, c->id,
+		     (unsigned long long)hist_total(c->h->buckets));
 		outf(&c->rq, "schedio_runqlat_seconds_sum{host=\"%s\",id=\"%s\"} %.9f\n", c->host, c->id,
 		     (double)c->h->sum_ns / 1e9);
 		outf(&c->rq, "schedio_runqlat_seconds_count{host=\"%s\",id=\"%s\"} %llu\n", c->host, c->id,
@@ -164,7 +170,10 @@ static int latest_row(void *arg, const struct store_row *r)
 		goto out;
 	for (size_t i = 0; i < io.n; i++) {
 		const struct iocost_row *row = io.v[i];
-		static const struct { const char *name; int f; } fields[] = {
+		static const struct {
+			const char *name;
+			int f;
+		} fields[] = {
 			{ "usage_pct", IOCOST_USAGE },
 			{ "hweight_active_pct", IOCOST_HWEIGHT_ACTIVE },
 			{ "hweight_inuse_pct", IOCOST_HWEIGHT_INUSE },
@@ -242,8 +251,9 @@ enum MHD_Result api_metrics(struct http_request *req)
 		   "# HELP schedio_iocost_weight Configured io.weight.\n# TYPE schedio_iocost_weight gauge\n"
 		   "# HELP schedio_iocost_vrate_pct Device vrate (percent).\n# TYPE schedio_iocost_vrate_pct gauge\n");
 	append(&out, c.io.p, c.io.len);
-	outf(&out, "# HELP schedio_metrics_series_dropped Hosts or cgroups left out to bound cardinality.\n"
-		   "# TYPE schedio_metrics_series_dropped gauge\nschedio_metrics_series_dropped %zu\n",
+	outf(&out,
+	     "# HELP schedio_metrics_series_dropped Hosts or cgroups left out to bound cardinality.\n"
+	     "# TYPE schedio_metrics_series_dropped gauge\nschedio_metrics_series_dropped %zu\n",
 	     c.dropped);
 	free(c.h);
 	blob_free(&c.rq);

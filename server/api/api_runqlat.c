@@ -131,7 +131,8 @@ enum MHD_Result api_host_runqlat(struct http_request *req)
 	struct store_host h;
 	struct want *want = NULL;
 	struct host_ctx c = { .qr = &qr };
-	const char *cgroup = http_query(req, "cgroup"), *cpus = http_query(req, "cpu"), *sched = http_query(req, "sched");
+	const char *cgroup = http_query(req, "cgroup"), *cpus = http_query(req, "cpu"),
+		   *sched = http_query(req, "sched");
 	enum MHD_Result reply;
 	struct store *st;
 	cJSON *doc;
@@ -156,7 +157,8 @@ enum MHD_Result api_host_runqlat(struct http_request *req)
 		}
 		if (cpus && parse_cpus(cpus, want)) {
 			free(want);
-			return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "cpu must be a list of CPU numbers (0,1,...)");
+			return http_reply_error(req, MHD_HTTP_BAD_REQUEST,
+						"cpu must be a list of CPU numbers (0,1,...)");
 		}
 	}
 	c.want = want;
@@ -290,9 +292,9 @@ static int count_hosts(void *arg, const struct store_host *h)
 
 	if (h->last_end_ms < c->qr->from)
 		return 0;
-	key = c->dim == 0 ? "all"
-	    : c->dim == 1 ? report_sched_group(h->sched_state, h->sched_ops, h->kernel)
-			  : (h->kernel && *h->kernel ? h->kernel : "unknown");
+	key = c->dim == 0   ? "all"
+	      : c->dim == 1 ? report_sched_group(h->sched_state, h->sched_ops, h->kernel)
+			    : (h->kernel && *h->kernel ? h->kernel : "unknown");
 	for (size_t i = 0; i < c->n; i++)
 		if (strcmp(c->g[i].key, key) == 0)
 			c->g[i].current_hosts++;
@@ -332,8 +334,8 @@ enum MHD_Result api_fleet_runqlat(struct http_request *req)
 		if (qr.lv == STORE_HOUR && rc == 0 && lo < qr.to) {
 			mark = atomic_load(&req->srv->rollup->mark[STORE_MINUTE]);
 			if (mark > lo) {
-				rc = st->ops->fleet_scan(st, STORE_MINUTE, dims[c.dim], lo,
-							 mark < qr.to ? mark : qr.to, fleet_rollup_row, &c);
+				rc = st->ops->fleet_scan(st, STORE_MINUTE, dims[c.dim], lo, mark < qr.to ? mark : qr.to,
+							 fleet_rollup_row, &c);
 				lo = mark;
 			}
 		}
@@ -354,9 +356,9 @@ enum MHD_Result api_fleet_runqlat(struct http_request *req)
 		cJSON_AddStringToObject(g, "key", c.g[i].key);
 		/* A host that changed group counts where it is now, but never
 		 * fewer hosts than one bucket of the group actually merged. */
-		cJSON_AddNumberToObject(g, "hosts", (double)(c.g[i].current_hosts > c.g[i].bucket_hosts
-								 ? c.g[i].current_hosts
-								 : c.g[i].bucket_hosts));
+		cJSON_AddNumberToObject(
+		    g, "hosts",
+		    (double)(c.g[i].current_hosts > c.g[i].bucket_hosts ? c.g[i].current_hosts : c.g[i].bucket_hosts));
 		points_to_json(&qr, c.g[i].points, cJSON_AddArrayToObject(g, "series"), false);
 		cJSON_AddItemToArray(groups, g);
 		free(c.g[i].key);

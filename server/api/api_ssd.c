@@ -64,7 +64,8 @@ static void client_address(struct http_request *req, char *out, size_t cap)
 	snprintf(out, cap, "unknown");
 	if (ci && ci->client_addr)
 		getnameinfo(ci->client_addr,
-			    ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
+			    ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+								   : sizeof(struct sockaddr_in),
 			    out, (socklen_t)cap, NULL, 0, NI_NUMERICHOST);
 }
 
@@ -89,7 +90,8 @@ static bool may_submit(struct http_request *req, enum MHD_Result *reply)
 		return true;
 	snprintf(retry, sizeof(retry), "%u", retry_s);
 	snprintf(msg, sizeof(msg), "{\"error\":\"too many submissions from %s; retry in %u s\"}", addr, retry_s);
-	*reply = reply_with(req, MHD_HTTP_TOO_MANY_REQUESTS, "application/json", msg, strlen(msg), "Retry-After", retry);
+	*reply =
+	    reply_with(req, MHD_HTTP_TOO_MANY_REQUESTS, "application/json", msg, strlen(msg), "Retry-After", retry);
 	return false;
 }
 
@@ -125,7 +127,8 @@ enum MHD_Result api_ssd_submit(struct http_request *req)
 	if (!may_submit(req, &ret))
 		goto out;
 	if (req->body_len == 0) {
-		ret = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "empty body: send a resctl-bench result file (JSON or gzip)");
+		ret = http_reply_error(req, MHD_HTTP_BAD_REQUEST,
+				       "empty body: send a resctl-bench result file (JSON or gzip)");
 		goto out;
 	}
 	status = ssd_result_parse(req->body, req->body_len, req->srv->opt.max_inflated, r, err, sizeof(err));
@@ -241,7 +244,8 @@ enum MHD_Result api_ssd_models(struct http_request *req)
 	if (mq.q && !ssd_list_query_search_ok(mq.q))
 		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "q must be UTF-8 text without control characters");
 	if (!ssd_list_query_count(http_query(req, "limit"), 1, LIST_MAX, &mq.limit))
-		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "limit must be a whole number from 1 to %d", LIST_MAX);
+		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "limit must be a whole number from 1 to %d",
+					LIST_MAX);
 	if (!ssd_list_query_count(http_query(req, "offset"), 0, OFFSET_MAX, &mq.offset))
 		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "offset must be a whole number from 0 to %d",
 					OFFSET_MAX);
@@ -272,8 +276,8 @@ enum MHD_Result api_ssd_models(struct http_request *req)
 
 /* Loads the results of the model named by the path (id or name) narrowed to fwrev
  * (may be NULL); on failure queues the reply and returns -1. */
-static int load_model(struct http_request *req, const char *fwrev, struct ssd_result **res, size_t *n,
-		      size_t *total, enum MHD_Result *ret)
+static int load_model(struct http_request *req, const char *fwrev, struct ssd_result **res, size_t *n, size_t *total,
+		      enum MHD_Result *ret)
 {
 	char id[SSD_MODEL_MAX + 1];
 	size_t k = 0;
@@ -406,8 +410,8 @@ out:
 enum MHD_Result api_ssd_hwdb(struct http_request *req)
 {
 	static const char head[] =
-		"# schedio: io.cost recommendations per SSD model and firmware, from submitted resctl-bench results.\n"
-		"# Install as /etc/udev/hwdb.d/90-schedio-iocost.hwdb, then run: systemd-hwdb update\n\n";
+	    "# schedio: io.cost recommendations per SSD model and firmware, from submitted resctl-bench results.\n"
+	    "# Install as /etc/udev/hwdb.d/90-schedio-iocost.hwdb, then run: systemd-hwdb update\n\n";
 	struct ssd_recommendation *rec = calloc(1, sizeof(*rec));
 	const char *only = http_query(req, "model");
 	struct ssd_model_query all = { 0 };

@@ -162,7 +162,8 @@ bool auth_require(struct http_request *req, const char *scope, enum MHD_Result *
 	bool ok;
 
 	if (!h || strncasecmp(h, "Bearer ", 7) != 0 || !h[7]) {
-		*reply = http_reply_error(req, MHD_HTTP_UNAUTHORIZED, "missing bearer token (Authorization: Bearer <token>)");
+		*reply = http_reply_error(req, MHD_HTTP_UNAUTHORIZED,
+					  "missing bearer token (Authorization: Bearer <token>)");
 		return false;
 	}
 	auth_hash(h + 7, hash);

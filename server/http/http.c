@@ -96,7 +96,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		clen = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (clen && strtoull(clen, NULL, 10) > srv->opt.max_body)
 			return http_reply_error(req, MHD_HTTP_CONTENT_TOO_LARGE,
-						"request body is larger than the limit of %zu bytes", srv->opt.max_body);
+						"request body is larger than the limit of %zu bytes",
+						srv->opt.max_body);
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -106,8 +107,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	}
 	if (req->body_too_large)
-		return http_reply_error(req, MHD_HTTP_CONTENT_TOO_LARGE, "request body is larger than the limit of %zu bytes",
-					srv->opt.max_body);
+		return http_reply_error(req, MHD_HTTP_CONTENT_TOO_LARGE,
+					"request body is larger than the limit of %zu bytes", srv->opt.max_body);
 	if (!req->body) {
 		req->body = calloc(1, 1);
 		if (!req->body)
@@ -154,11 +155,12 @@ int http_start(struct server *srv)
 	} else {
 		tls[0].option = MHD_OPTION_END; /* plain HTTP: no TLS options */
 	}
-	srv->mhd = MHD_start_daemon(
-		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_ARRAY, tls, MHD_OPTION_LISTEN_SOCKET, srv->listen_fd, MHD_OPTION_THREAD_POOL_SIZE,
-		threads, MHD_OPTION_CONNECTION_LIMIT, srv->opt.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-		srv->opt.conn_timeout_s, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, MHD_OPTION_NOTIFY_COMPLETED,
-		on_completed, srv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, MHD_OPTION_END);
+	srv->mhd =
+	    MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_ARRAY, tls, MHD_OPTION_LISTEN_SOCKET,
+			     srv->listen_fd, MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
+			     srv->opt.max_connections, MHD_OPTION_CONNECTION_TIMEOUT, srv->opt.conn_timeout_s,
+			     MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+			     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, MHD_OPTION_END);
 	if (!srv->mhd) {
 		fprintf(stderr, "schedio-server: cannot start the HTTP server%s\n",
 			srv->tls_cert_pem ? " (is --tls-key the key of --tls-cert?)" : "");

@@ -18,14 +18,14 @@ struct http_request {
 	struct MHD_Connection *conn;
 	struct server *srv;
 	const char *method;
-	const char *path;                             /* URL path, no query string */
-	char *body;                                   /* NUL-terminated */
+	const char *path; /* URL path, no query string */
+	char *body;       /* NUL-terminated */
 	size_t body_len;
 	size_t body_cap;
 	bool body_too_large;
-	char *args[HTTP_MAX_PATH_ARGS];               /* decoded {captures} of the route */
+	char *args[HTTP_MAX_PATH_ARGS]; /* decoded {captures} of the route */
 	int nargs;
-	void *state;                                  /* a handler's own state across calls */
+	void *state; /* a handler's own state across calls */
 	void (*state_free)(void *state);
 };
 
@@ -41,7 +41,8 @@ enum MHD_Result http_reply(struct http_request *req, unsigned status, const char
 /* Queues a JSON reply; takes ownership of doc. */
 enum MHD_Result http_reply_json(struct http_request *req, unsigned status, cJSON *doc);
 /* Queues {"error": "<formatted message>"} with the given status. */
-__attribute__((format(printf, 3, 4))) enum MHD_Result http_reply_error(struct http_request *req, unsigned status, const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) enum MHD_Result http_reply_error(struct http_request *req, unsigned status,
+								       const char *fmt, ...);
 /* Queues 405 {"error": ...} with an Allow header listing the allowed methods. */
 enum MHD_Result http_reply_error_allow(struct http_request *req, const char *allow);
 /* Value of query parameter key, or NULL. */

@@ -82,7 +82,8 @@ enum MHD_Result route_dispatch(struct http_request *req)
 
 	if (!is_api_path(req->path)) {
 		if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD"))
-			return http_reply_error(req, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is allowed on dashboard paths");
+			return http_reply_error(req, MHD_HTTP_METHOD_NOT_ALLOWED,
+						"only GET is allowed on dashboard paths");
 		return static_files_serve(req);
 	}
 	for (size_t i = 0; i < nroutes; i++) {

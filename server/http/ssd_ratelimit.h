@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 
-#define SSD_RATELIMIT_BURST 30      /* submissions an address may send at once */
-#define SSD_RATELIMIT_PER_MIN 30.0  /* and then, sustained, per minute */
+#define SSD_RATELIMIT_BURST 30     /* submissions an address may send at once */
+#define SSD_RATELIMIT_PER_MIN 30.0 /* and then, sustained, per minute */
 
 struct ssd_ratelimit;
 

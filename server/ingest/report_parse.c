@@ -160,10 +160,10 @@ static const cJSON *get_arr(struct parse *ps, const cJSON *obj, const char *name
 
 /* Scratch space for turning sparse JSON buckets into an encoded series. */
 struct hist_scratch {
-	uint64_t dense[HIST_BUCKETS];   /* zero between series */
+	uint64_t dense[HIST_BUCKETS]; /* zero between series */
 	uint64_t cnt[HIST_BUCKETS];
 	uint16_t touched[HIST_BUCKETS];
-	struct runqlat_hist host;            /* the whole-host merge */
+	struct runqlat_hist host; /* the whole-host merge */
 };
 
 /* One runqlat histogram object (a cgroup, a CPU or a scheduler), encoded into
@@ -183,7 +183,8 @@ static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_
 	buckets = get_arr(ps, o, "buckets", path, HIST_BUCKETS);
 	if (ps->status)
 		return -1;
-	cJSON_ArrayForEach(pair, buckets) {
+	cJSON_ArrayForEach(pair, buckets)
+	{
 		const cJSON *a = pair->child, *b = a ? a->next : NULL;
 		int64_t idx, cnt;
 
@@ -224,7 +225,7 @@ static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_
 	}
 	if (out)
 		runqlat_set_encode_series(out, kind, key, strlen(key), (uint64_t)count, (uint64_t)sum_ns, (uint64_t)max,
-				 sc->touched, sc->cnt, nt);
+					  sc->touched, sc->cnt, nt);
 	return 0;
 }
 
@@ -256,7 +257,8 @@ static int parse_by_scheduler(struct parse *ps, const cJSON *rq, const char *ker
 	if (cJSON_GetArraySize(arr) > REPORT_MAX_SCHEDULERS)
 		return fail(ps, 400, "runqlat.by_scheduler has more than the limit of %d entries",
 			    REPORT_MAX_SCHEDULERS);
-	cJSON_ArrayForEach(it, arr) {
+	cJSON_ArrayForEach(it, arr)
+	{
 		const cJSON *ops = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "ops") : NULL;
 		const char *key;
 		struct runqlat_hist *h;
@@ -312,9 +314,10 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 	    get_int(ps, layout, "max_value_power", "runqlat.layout.", true, 0, 64, &n, NULL))
 		return -1;
 	if (g != HIST_GROUPING_POWER || n != HIST_MAX_VALUE_POWER)
-		return fail(ps, 422, "unknown histogram layout (grouping_power %lld, max_value_power %lld); this server "
-			    "stores grouping_power %d, max_value_power %d", (long long)g, (long long)n,
-			    HIST_GROUPING_POWER, HIST_MAX_VALUE_POWER);
+		return fail(ps, 422,
+			    "unknown histogram layout (grouping_power %lld, max_value_power %lld); this server "
+			    "stores grouping_power %d, max_value_power %d",
+			    (long long)g, (long long)n, HIST_GROUPING_POWER, HIST_MAX_VALUE_POWER);
 	for (int k = 0; k < 2; k++) {
 		arr[k] = get_arr(ps, rq, names[k], "runqlat.", REPORT_MAX_SERIES);
 		if (ps->status)
@@ -334,7 +337,8 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 	for (int k = 0; k < 2; k++) {
 		int i = 0;
 
-		cJSON_ArrayForEach(it, arr[k]) {
+		cJSON_ArrayForEach(it, arr[k])
+		{
 			char key[32], hpath[64];
 			const char *kp;
 			int64_t cpu;
@@ -379,8 +383,8 @@ static int add_io(struct parse *ps, struct iocost_row *r, int f, const cJSON *o,
 	int64_t v;
 	bool has;
 
-	if (milli ? get_milli(ps, o, name, path, &v, &has) : get_int(ps, o, name, path, false, INT64_MIN / 4,
-								      INT64_MAX / 4, &v, &has))
+	if (milli ? get_milli(ps, o, name, path, &v, &has)
+		  : get_int(ps, o, name, path, false, INT64_MIN / 4, INT64_MAX / 4, &v, &has))
 		return -1;
 	if (has) {
 		/* rows repeating one (dev, cgroup) are summed: refuse sums past int64 */
@@ -406,7 +410,8 @@ static int parse_disk(struct parse *ps, const cJSON *d, const char *path, cJSON 
 		return fail(ps, 400, "%.*s must be an object", (int)strlen(path) - 1, path);
 	if (get_str(ps, d, "dev", path, true, REPORT_MAX_NAME, &dev))
 		return -1;
-	cJSON_ArrayForEach(child, disks) {
+	cJSON_ArrayForEach(child, disks)
+	{
 		if (strcmp(cJSON_GetObjectItemCaseSensitive(child, "dev")->valuestring, dev) == 0)
 			out = child;
 	}
@@ -437,7 +442,8 @@ static int parse_disk(struct parse *ps, const cJSON *d, const char *path, cJSON 
 	}
 	/* "model" names the drive when a string and io.cost.model when an object
 	 * (the report format uses the one key for both). */
-	cJSON_ArrayForEach(child, d) {
+	cJSON_ArrayForEach(child, d)
+	{
 		const char *k = child->string;
 
 		if (!k)
@@ -486,7 +492,8 @@ static int parse_disks(struct parse *ps, const cJSON *parent, const char *ppath,
 
 	if (ps->status)
 		return -1;
-	cJSON_ArrayForEach(d, arr) {
+	cJSON_ArrayForEach(d, arr)
+	{
 		char path[64];
 
 		snprintf(path, sizeof(path), "%sdisks[%d].", ppath, i++);
@@ -498,7 +505,11 @@ static int parse_disks(struct parse *ps, const cJSON *parent, const char *ppath,
 
 static int parse_iocost(struct parse *ps, const cJSON *ioc, cJSON *disks, struct iocost_set *io)
 {
-	static const struct { const char *name; int field; bool milli; } fields[] = {
+	static const struct {
+		const char *name;
+		int field;
+		bool milli;
+	} fields[] = {
 		{ "weight", IOCOST_WEIGHT, true },
 		{ "hweight_active_pct", IOCOST_HWEIGHT_ACTIVE, true },
 		{ "hweight_inuse_pct", IOCOST_HWEIGHT_INUSE, true },
@@ -515,7 +526,8 @@ static int parse_iocost(struct parse *ps, const cJSON *ioc, cJSON *disks, struct
 	arr = get_arr(ps, ioc, "cgroups", "iocost.", REPORT_MAX_IOCOST_ROWS);
 	if (ps->status)
 		return -1;
-	cJSON_ArrayForEach(c, arr) {
+	cJSON_ArrayForEach(c, arr)
+	{
 		const char *p, *dev;
 		struct iocost_row *r;
 		char path[64];
@@ -558,7 +570,8 @@ static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 	out = cJSON_CreateArray();
 	if (!out)
 		return fail(ps, 500, "out of memory");
-	cJSON_ArrayForEach(dom, arr) {
+	cJSON_ArrayForEach(dom, arr)
+	{
 		const cJSON *cpus = cJSON_IsObject(dom) ? cJSON_GetObjectItemCaseSensitive(dom, "cpus") : dom;
 		cJSON *list = cJSON_CreateArray();
 		int64_t v;
@@ -568,7 +581,8 @@ static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 			cJSON_Delete(out);
 			return fail(ps, 400, "host.l3_domains[%d] must be {\"cpus\": [CPU, ...]} or [CPU, ...]", i);
 		}
-		cJSON_ArrayForEach(cpu, cpus) {
+		cJSON_ArrayForEach(cpu, cpus)
+		{
 			if (!int_ok(cpu, 0, 1 << 20, &v)) {
 				cJSON_Delete(out);
 				return fail(ps, 400, "host.l3_domains[%d] must hold CPU numbers (0..%d)", i, 1 << 20);
@@ -586,8 +600,8 @@ static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
  * the parse arena) into one buffer the report owns. */
 static int own_strings(struct report *rep)
 {
-	const char **fields[] = { &rep->machine_id, &rep->hostname, &rep->kernel, &rep->arch, &rep->agent_version,
-				  &rep->sched_state, &rep->sched_ops };
+	const char **fields[] = { &rep->machine_id,    &rep->hostname,    &rep->kernel,   &rep->arch,
+				  &rep->agent_version, &rep->sched_state, &rep->sched_ops };
 	size_t total = 0;
 	char *o;
 

@@ -16,29 +16,29 @@
 #define REPORT_SCHEMA_V1 "schedio.report.v1"
 #define REPORT_MAX_ID 128
 #define REPORT_MAX_HOSTNAME 255
-#define REPORT_MAX_NAME 256       /* kernel, arch, versions, scheduler ops, disk strings */
-#define REPORT_MAX_PATH 4096      /* cgroup paths */
-#define REPORT_MAX_SERIES 4096    /* runqlat cgroups + cpus */
+#define REPORT_MAX_NAME 256    /* kernel, arch, versions, scheduler ops, disk strings */
+#define REPORT_MAX_PATH 4096   /* cgroup paths */
+#define REPORT_MAX_SERIES 4096 /* runqlat cgroups + cpus */
 #define REPORT_MAX_IOCOST_ROWS 8192
 #define REPORT_MAX_DISKS 256
-#define REPORT_MAX_SCHEDULERS 64  /* runqlat.by_scheduler entries */
+#define REPORT_MAX_SCHEDULERS 64 /* runqlat.by_scheduler entries */
 
 struct report {
-	cJSON *doc;                    /* the parsed body, only while report_parse runs */
-	char *strings;                 /* owns the strings below */
+	cJSON *doc;    /* the parsed body, only while report_parse runs */
+	char *strings; /* owns the strings below */
 	const char *machine_id, *hostname;
 	const char *kernel, *arch, *agent_version, *sched_state, *sched_ops; /* NULL when absent */
-	const char *sched_group;       /* fleet grouping: the sched_ext ops name, or "eevdf"/"fair" */
-	int64_t cpus;                  /* 0 when absent */
+	const char *sched_group; /* fleet grouping: the sched_ext ops name, or "eevdf"/"fair" */
+	int64_t cpus;            /* 0 when absent */
 	uint64_t seq;
 	int64_t start_ms, end_ms;
-	int64_t dropped;               /* delivery.dropped: reports the agent dropped from its full spool; 0 when absent */
-	char *l3_json;                 /* canonical JSON text, NULL when absent */
-	char *disks_json;              /* API-shaped disk inventory, NULL when absent */
+	int64_t dropped;  /* delivery.dropped: reports the agent dropped from its full spool; 0 when absent */
+	char *l3_json;    /* canonical JSON text, NULL when absent */
+	char *disks_json; /* API-shaped disk inventory, NULL when absent */
 	bool has_runqlat, has_iocost;
-	struct blob host_hist;         /* runqlat_set blob: the RUNQLAT_HOST series, and RUNQLAT_SCHED series when split */
-	struct blob series;            /* runqlat_set blob: cgroups and CPUs */
-	struct blob iocost;            /* iocost_set blob */
+	struct blob host_hist; /* runqlat_set blob: the RUNQLAT_HOST series, and RUNQLAT_SCHED series when split */
+	struct blob series;    /* runqlat_set blob: cgroups and CPUs */
+	struct blob iocost;    /* iocost_set blob */
 };
 
 /* Parses and checks a report body; returns 0, or the HTTP status (400, 422, 413, 500)

@@ -8,12 +8,12 @@
 #include <stdint.h>
 
 enum stats_reject {
-	STATS_REJECT_UNAUTHORIZED,  /* 401 */
-	STATS_REJECT_INVALID,       /* 400: malformed JSON, wrong types, missing fields */
-	STATS_REJECT_UNSUPPORTED,   /* 422/415: unknown layout, schema or encoding */
-	STATS_REJECT_TOO_LARGE,     /* 413 */
-	STATS_REJECT_UNAVAILABLE,   /* 503: queue full or shutting down */
-	STATS_REJECT_STORE,         /* 500: the database refused the batch */
+	STATS_REJECT_UNAUTHORIZED, /* 401 */
+	STATS_REJECT_INVALID,      /* 400: malformed JSON, wrong types, missing fields */
+	STATS_REJECT_UNSUPPORTED,  /* 422/415: unknown layout, schema or encoding */
+	STATS_REJECT_TOO_LARGE,    /* 413 */
+	STATS_REJECT_UNAVAILABLE,  /* 503: queue full or shutting down */
+	STATS_REJECT_STORE,        /* 500: the database refused the batch */
 	STATS_REJECT_REASONS
 };
 

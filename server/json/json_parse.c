@@ -147,12 +147,26 @@ static char *parse_string(struct jp *j)
 		}
 		s++;
 		switch (*s) {
-		case '"': case '\\': case '/': *o++ = *s; break;
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
-		case 'n': *o++ = '\n'; break;
-		case 'r': *o++ = '\r'; break;
-		case 't': *o++ = '\t'; break;
+		case '"':
+		case '\\':
+		case '/':
+			*o++ = *s;
+			break;
+		case 'b':
+			*o++ = '\b';
+			break;
+		case 'f':
+			*o++ = '\f';
+			break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
 		case 'u':
 			if (q - s < 5 || (cp = hex4(s + 1)) <= 0)
 				goto bad;
@@ -160,7 +174,8 @@ static char *parse_string(struct jp *j)
 			if (cp >= 0xdc00 && cp <= 0xdfff)
 				goto bad;
 			if (cp >= 0xd800 && cp <= 0xdbff) {
-				if (q - s < 7 || s[1] != '\\' || s[2] != 'u' || (lo = hex4(s + 3)) < 0xdc00 || lo > 0xdfff)
+				if (q - s < 7 || s[1] != '\\' || s[2] != 'u' || (lo = hex4(s + 3)) < 0xdc00 ||
+				    lo > 0xdfff)
 					goto bad;
 				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 				s += 6;

@@ -14,7 +14,7 @@ static bool same(const char *s, const char *p, size_t len)
 }
 
 struct iocost_row *iocost_set_get(struct iocost_set *s, uint8_t kind, const char *dev, size_t devlen, const char *path,
-			  size_t pathlen)
+				  size_t pathlen)
 {
 	struct iocost_row *r;
 

@@ -31,9 +31,9 @@ enum iocost_field {
 struct iocost_row {
 	uint8_t kind;
 	char *dev;
-	char *path;              /* "" for a disk row */
+	char *path; /* "" for a disk row */
 	int64_t sum[IOCOST_FIELDS];
-	uint64_t n[IOCOST_FIELDS];   /* samples behind sum; 0 = never reported */
+	uint64_t n[IOCOST_FIELDS]; /* samples behind sum; 0 = never reported */
 };
 
 struct iocost_set {
@@ -43,7 +43,7 @@ struct iocost_set {
 
 /* The row (kind, dev, path) of s, added empty if absent; NULL when out of memory. */
 struct iocost_row *iocost_set_get(struct iocost_set *s, uint8_t kind, const char *dev, size_t devlen, const char *path,
-			  size_t pathlen);
+				  size_t pathlen);
 /* Encodes the set into out. */
 void iocost_set_encode(const struct iocost_set *s, struct blob *out);
 /* Decodes a blob and adds its rows into s; returns 0, -EINVAL (corrupt) or -ENOMEM. */

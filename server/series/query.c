@@ -9,8 +9,8 @@
 #include "server/series/rollup.h"
 
 static const int64_t nice_steps[] = {
-	1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000,
-	7200000, 10800000, 21600000, 43200000, 86400000, 172800000, 604800000,
+	1000,   2000,    5000,    10000,   15000,    30000,    60000,    120000,   300000,    600000,
+	900000, 1800000, 3600000, 7200000, 10800000, 21600000, 43200000, 86400000, 172800000, 604800000,
 };
 
 static int parse_ms(const char *s, int64_t *out)
@@ -124,9 +124,9 @@ int query_scan(struct server *srv, struct store *st, enum store_level lv, int64_
 	return 0;
 }
 
-#define HOST_STRINGS(h) \
-	&(h)->machine_id, &(h)->hostname, &(h)->kernel, &(h)->arch, &(h)->l3_json, &(h)->disks_json, \
-		&(h)->sched_state, &(h)->sched_ops, &(h)->agent_version
+#define HOST_STRINGS(h)                                                                                                \
+	&(h)->machine_id, &(h)->hostname, &(h)->kernel, &(h)->arch, &(h)->l3_json, &(h)->disks_json,                   \
+	    &(h)->sched_state, &(h)->sched_ops, &(h)->agent_version
 
 /* The row's strings die with the statement, so the copy owns its own. */
 static int take_host(void *arg, const struct store_host *src)

@@ -102,7 +102,8 @@ static int acc_row(void *arg, const struct store_row *r)
 	struct acc *a = arg;
 
 	/* A corrupt blob is skipped, not fatal: one bad row must not stop every rollup. */
-	if (r->host_hist && runqlat_set_add_blob(&a->whole, r->host_hist, r->host_hist_len, runqlat_set_want_host, NULL) == 0 &&
+	if (r->host_hist &&
+	    runqlat_set_add_blob(&a->whole, r->host_hist, r->host_hist_len, runqlat_set_want_host, NULL) == 0 &&
 	    runqlat_set_add_sched(&a->sched, r->host_hist, r->host_hist_len, r->sched_group ? r->sched_group : "") == 0)
 		a->has_rq = true;
 	if (r->series)
@@ -197,7 +198,8 @@ static int fleet_add_one(struct fleet *f, int d, const char *key, const struct r
 /* Adds one host's bucket: the whole host to "all" and its kernel, each
  * scheduler's part (sched, RUNQLAT_SCHED series) to that scheduler's group, so a
  * host that switched counts in each group it had samples in. */
-static int fleet_add(struct fleet *f, const char *kernel, const struct runqlat_hist *whole, const struct runqlat_set *sched)
+static int fleet_add(struct fleet *f, const char *kernel, const struct runqlat_hist *whole,
+		     const struct runqlat_set *sched)
 {
 	int rc = fleet_add_one(f, 0, "all", whole);
 
@@ -220,7 +222,9 @@ static int fleet_write(struct rollup *ru, enum store_level lv, int64_t t, struct
 		g->kind = RUNQLAT_HOST;
 		runqlat_set_encode(&one, &b);
 		g->kind = dim;
-		rc = b.oom || blob_pack(&b) ? -1 : ru->st->ops->fleet_put(ru->st, lv, t, fleet_dims[dim], g->key, f->hosts[i], &b);
+		rc = b.oom || blob_pack(&b)
+			 ? -1
+			 : ru->st->ops->fleet_put(ru->st, lv, t, fleet_dims[dim], g->key, f->hosts[i], &b);
 		blob_free(&b);
 		if (rc)
 			return -1;
@@ -390,7 +394,7 @@ static int roll_level(struct rollup *ru, enum store_level lv, int64_t target, in
 	struct ids any = { 0 };
 	int rc = 0;
 
-	while (t < target && *budget > 0) {
+	while (t<target && * budget> 0) {
 		any.n = 0;
 		/* Empty buckets only move the mark (persisted with the next real one). */
 		if (ru->st->ops->hosts_in(ru->st, lv - 1, t, t + width(lv), ids_add, &any) != 0) {

@@ -19,8 +19,8 @@
 struct ingest;
 
 struct rollup {
-	struct store *st;           /* the worker's own handle */
-	struct ingest *ingest;      /* fenced before a minute is read; NULL in offline tools */
+	struct store *st;      /* the worker's own handle */
+	struct ingest *ingest; /* fenced before a minute is read; NULL in offline tools */
 	int64_t retain_ms[STORE_LEVELS];
 	_Atomic int64_t mark[STORE_LEVELS]; /* every bucket before mark[lv] is rolled up (lv >= 1) */
 	pthread_t thread;

@@ -57,8 +57,8 @@ void runqlat_set_encode_begin(struct blob *out, size_t nseries)
 	blob_put_u64(out, nseries);
 }
 
-void runqlat_set_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count, uint64_t sum_ns,
-		      uint64_t max_ns, const uint16_t *idx, const uint64_t *cnt, size_t nb)
+void runqlat_set_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count,
+			       uint64_t sum_ns, uint64_t max_ns, const uint16_t *idx, const uint64_t *cnt, size_t nb)
 {
 	int64_t prev = -1;
 
@@ -228,7 +228,8 @@ int runqlat_set_add_sched(struct runqlat_set *s, const void *p, size_t len, cons
 	return runqlat_hist_add_blob(dst, p, len, runqlat_set_want_host, NULL);
 }
 
-void runqlat_set_encode_host_hist(struct blob *out, const struct runqlat_hist *host, const struct runqlat_set *sched, const char *group)
+void runqlat_set_encode_host_hist(struct blob *out, const struct runqlat_hist *host, const struct runqlat_set *sched,
+				  const char *group)
 {
 	const struct runqlat_hist *only = NULL;
 	size_t live = 0;

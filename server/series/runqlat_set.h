@@ -23,7 +23,7 @@ enum runqlat_kind { RUNQLAT_HOST = 0, RUNQLAT_CGROUP = 1, RUNQLAT_CPU = 2, RUNQL
 
 struct runqlat_hist {
 	uint8_t kind;
-	char *key;                      /* cgroup path, CPU number as text or scheduler group; "" for the host */
+	char *key; /* cgroup path, CPU number as text or scheduler group; "" for the host */
 	uint64_t count, sum_ns, max_ns;
 	uint64_t buckets[HIST_BUCKETS]; /* dense while in memory */
 };
@@ -43,8 +43,8 @@ void runqlat_hist_add(struct runqlat_hist *dst, const struct runqlat_hist *src);
 /* Starts a blob of nseries series (each then added with runqlat_set_encode_series). */
 void runqlat_set_encode_begin(struct blob *out, size_t nseries);
 /* Appends one series with its non-zero buckets idx[i] (ascending) holding cnt[i]. */
-void runqlat_set_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count, uint64_t sum_ns,
-		      uint64_t max_ns, const uint16_t *idx, const uint64_t *cnt, size_t nb);
+void runqlat_set_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count,
+			       uint64_t sum_ns, uint64_t max_ns, const uint16_t *idx, const uint64_t *cnt, size_t nb);
 /* Encodes the set's non-empty series into out. */
 void runqlat_set_encode(const struct runqlat_set *s, struct blob *out);
 /* Decodes a blob and adds each series that want accepts (all when NULL) into s under
@@ -60,7 +60,8 @@ bool runqlat_set_want_host(uint8_t kind, const char *key, size_t keylen, void *a
 int runqlat_set_add_sched(struct runqlat_set *s, const void *p, size_t len, const char *group);
 /* Encodes a host_hist blob: host as the RUNQLAT_HOST series, then the non-empty RUNQLAT_SCHED series of
  * sched unless they are only the one group named group (then the split says nothing new). */
-void runqlat_set_encode_host_hist(struct blob *out, const struct runqlat_hist *host, const struct runqlat_set *sched, const char *group);
+void runqlat_set_encode_host_hist(struct blob *out, const struct runqlat_hist *host, const struct runqlat_set *sched,
+				  const char *group);
 /* Frees the series of s and empties it. */
 void runqlat_set_free(struct runqlat_set *s);
 /* Adds count, sum_ns, p50/p90/p99/p999_ns, max_ns (and with buckets, [[index, count]...]) to obj. */

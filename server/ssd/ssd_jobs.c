@@ -59,8 +59,8 @@ static const char *skip_string(const char *p, const char *end)
 			if (u >= 0xdc00 && u <= 0xdfff)
 				return NULL;
 			if (u >= 0xd800 && u <= 0xdbff) {
-				if (end - p < 7 || p[1] != '\\' || p[2] != 'u' || !hex(p[3]) || !hex(p[4]) || !hex(p[5]) ||
-				    !hex(p[6]))
+				if (end - p < 7 || p[1] != '\\' || p[2] != 'u' || !hex(p[3]) || !hex(p[4]) ||
+				    !hex(p[5]) || !hex(p[6]))
 					return NULL;
 				u = (unsigned)strtoul((char[]){ p[3], p[4], p[5], p[6], 0 }, NULL, 16);
 				if (u < 0xdc00 || u > 0xdfff)
@@ -198,11 +198,11 @@ static const char *add_job(const char *p, const char *end, cJSON *jobs)
 		vs = ws(p + 1, end);
 		if (!(ve = skip_value(vs, end, 2))) /* inside the array (0) and the job (1) */
 			return NULL;
-		slot = key_is(k, ke, "spec")	  ? &spec :
-		       key_is(k, ke, "sysinfo") ? &sysinfo :
-		       key_is(k, ke, "record")  ? &record :
-		       key_is(k, ke, "result")  ? &result :
-						  NULL;
+		slot = key_is(k, ke, "spec")      ? &spec
+		       : key_is(k, ke, "sysinfo") ? &sysinfo
+		       : key_is(k, ke, "record")  ? &record
+		       : key_is(k, ke, "result")  ? &result
+						  : NULL;
 		if (slot && !slot->p) /* the first of duplicate keys, as cJSON's lookup finds */
 			*slot = (struct span){ vs, (size_t)(ve - vs) };
 		if ((p = ws(ve, end)) >= end)

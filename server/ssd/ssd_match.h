@@ -14,10 +14,10 @@ enum ssd_match_state { SSD_MATCH_NO_DATA, SSD_MATCH_IN_USE, SSD_MATCH_DIFFERS };
 
 /* A disk's io.cost configuration as the agent reported it. */
 struct ssd_iocost_current {
-	bool enabled;                 /* io.cost.qos enable=1 */
+	bool enabled; /* io.cost.qos enable=1 */
 	bool has_model, has_qos;
-	double model[SSD_NPARAMS];    /* io.cost.model values, ssd_model_keys order */
-	double qos[SSD_NPARAMS];      /* io.cost.qos values, ssd_qos_keys order */
+	double model[SSD_NPARAMS]; /* io.cost.model values, ssd_model_keys order */
+	double qos[SSD_NPARAMS];   /* io.cost.qos values, ssd_qos_keys order */
 };
 
 struct ssd_match {

@@ -75,12 +75,14 @@ static void aggregate(const struct ssd_result *results, const bool *use, size_t 
 			double med;
 
 			for (size_t i = 0; i < n; i++) {
-				const struct ssd_solution *s = use[i] ? ssd_result_solution(&results[i], rs->name) : NULL;
+				const struct ssd_solution *s =
+				    use[i] ? ssd_result_solution(&results[i], rs->name) : NULL;
 
 				if (s)
 					scratch[k++] = kind == 0 ? s->model[p] : s->qos[p];
 			}
-			med = ssd_recommend_median(scratch, k); /* sorted now: scratch[0] and scratch[k-1] are the spread */
+			med = ssd_recommend_median(scratch,
+						   k); /* sorted now: scratch[0] and scratch[k-1] are the spread */
 			if (kind == 0) {
 				rs->model[p] = round(med);
 				rs->model_min[p] = round(scratch[0]);
@@ -129,8 +131,8 @@ out:
 
 const struct ssd_rec_solution *ssd_recommend_pick(const struct ssd_recommendation *rec, const char *asked)
 {
-	const char *order[5] = { asked, ssd_recommend_fallback_order[0], ssd_recommend_fallback_order[1], ssd_recommend_fallback_order[2],
-				 ssd_recommend_fallback_order[3] };
+	const char *order[5] = { asked, ssd_recommend_fallback_order[0], ssd_recommend_fallback_order[1],
+				 ssd_recommend_fallback_order[2], ssd_recommend_fallback_order[3] };
 
 	for (int k = 0; k < 5; k++)
 		for (int i = 0; order[k] && i < rec->nsolutions; i++)

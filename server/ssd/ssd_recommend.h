@@ -13,8 +13,8 @@
 
 struct ssd_rec_solution {
 	char name[SSD_SOLUTION_NAME_MAX + 1];
-	int submissions;                     /* how many results the medians are over */
-	double model[SSD_NPARAMS], qos[SSD_NPARAMS];          /* medians, rounded */
+	int submissions;                                       /* how many results the medians are over */
+	double model[SSD_NPARAMS], qos[SSD_NPARAMS];           /* medians, rounded */
 	double model_min[SSD_NPARAMS], model_max[SSD_NPARAMS]; /* spread, rounded alike */
 	double qos_min[SSD_NPARAMS], qos_max[SSD_NPARAMS];
 };

@@ -89,7 +89,9 @@ static int take_string(const cJSON *v, const char *what, char *out, size_t cap, 
 	memcpy(out, s, n);
 	out[n] = '\0';
 	if (name_rules ? !ssd_name_ok(out) : false)
-		return fail(err, errlen, 422, "%s contains characters that are not allowed (control, non-ASCII or /\\*?[]:\"'<>|`)", what);
+		return fail(err, errlen, 422,
+			    "%s contains characters that are not allowed (control, non-ASCII or /\\*?[]:\"'<>|`)",
+			    what);
 	for (size_t i = 0; !name_rules && i < n; i++)
 		if ((unsigned char)out[i] < 0x20 || (unsigned char)out[i] > 0x7e)
 			return fail(err, errlen, 422, "%s contains non-printable characters", what);
@@ -321,7 +323,8 @@ int ssd_result_parse(const void *body, size_t len, size_t max_inflated, struct s
 	if (gz_is_gzip(body, len)) {
 		rc = gz_inflate(body, len, max_inflated, &inflated, &json_len);
 		if (rc == -E2BIG) {
-			rc = fail(err, errlen, 413, "the file inflates to more than the limit of %zu bytes", max_inflated);
+			rc = fail(err, errlen, 413, "the file inflates to more than the limit of %zu bytes",
+				  max_inflated);
 			goto out;
 		}
 		if (rc < 0) {
@@ -412,8 +415,9 @@ cJSON *ssd_result_to_json(const struct ssd_result *r)
 		cJSON *o = cJSON_AddObjectToObject(sols, s->name);
 
 		ok = o && cJSON_AddItemToObject(o, "model", params_json(ssd_model_keys, s->model)) &&
-		     cJSON_AddItemToObject(o, "qos", params_json(ssd_qos_keys, s->qos)) && add_optional(o, "MOF", s->mof) &&
-		     add_optional(o, "aMOF", s->amof) && add_optional(o, "isol", s->isol);
+		     cJSON_AddItemToObject(o, "qos", params_json(ssd_qos_keys, s->qos)) &&
+		     add_optional(o, "MOF", s->mof) && add_optional(o, "aMOF", s->amof) &&
+		     add_optional(o, "isol", s->isol);
 	}
 	if (!ok) {
 		cJSON_Delete(doc);

@@ -12,13 +12,13 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
-#define SSD_MODEL_MAX 128     /* longest device model name accepted (ATA/NVMe say 40) */
+#define SSD_MODEL_MAX 128 /* longest device model name accepted (ATA/NVMe say 40) */
 #define SSD_FWREV_MAX 64
 #define SSD_KERNEL_MAX 256
 #define SSD_VERSION_MAX 64
 #define SSD_SOLUTION_NAME_MAX 48
-#define SSD_MAX_SOLUTIONS 16  /* resctl-bench produces 8 */
-#define SSD_NPARAMS 6         /* six io.cost.model and six io.cost.qos parameters */
+#define SSD_MAX_SOLUTIONS 16 /* resctl-bench produces 8 */
+#define SSD_NPARAMS 6        /* six io.cost.model and six io.cost.qos parameters */
 
 enum ssd_model_param { SSD_RBPS, SSD_RSEQIOPS, SSD_RRANDIOPS, SSD_WBPS, SSD_WSEQIOPS, SSD_WRANDIOPS };
 enum ssd_qos_param { SSD_RPCT, SSD_RLAT, SSD_WPCT, SSD_WLAT, SSD_MIN, SSD_MAX };
@@ -31,11 +31,11 @@ struct ssd_solution {
 	char name[SSD_SOLUTION_NAME_MAX + 1];
 	double model[SSD_NPARAMS];
 	double qos[SSD_NPARAMS];
-	double mof, amof, isol;       /* NAN where the file does not say */
+	double mof, amof, isol; /* NAN where the file does not say */
 };
 
 struct ssd_result {
-	char id[33];                  /* md5 hex of the uncompressed JSON */
+	char id[33]; /* md5 hex of the uncompressed JSON */
 	char model[SSD_MODEL_MAX + 1];
 	char model_id[SSD_MODEL_MAX + 1]; /* model with spaces as '_' (upstream folder name) */
 	char fwrev[SSD_FWREV_MAX + 1];    /* trimmed; may be empty */
@@ -43,8 +43,8 @@ struct ssd_result {
 	char kernel[SSD_KERNEL_MAX + 1];
 	char bench_version[SSD_VERSION_MAX + 1]; /* e.g. "2.2.3" */
 	int bench_major, bench_minor;
-	bool merged;                  /* a merged-results file (has a merge-info job) */
-	bool has_params;              /* iocost-params produced a model and qos */
+	bool merged;     /* a merged-results file (has a merge-info job) */
+	bool has_params; /* iocost-params produced a model and qos */
 	double params_model[SSD_NPARAMS];
 	double params_qos[SSD_NPARAMS];
 	int nsolutions;

@@ -30,13 +30,13 @@ struct store_host {
 	int64_t id;
 	const char *machine_id, *hostname, *kernel, *arch, *l3_json, *disks_json;
 	const char *sched_state, *sched_ops, *agent_version; /* each NULL when never reported */
-	int64_t cpus;                                          /* 0 when never reported */
+	int64_t cpus;                                        /* 0 when never reported */
 	int64_t first_seen_ms, last_start_ms, last_end_ms;
 };
 
 /* One stored row of a level: a raw report or a rollup bucket. */
 struct store_row {
-	int64_t host_id, t, end;        /* [t, end) */
+	int64_t host_id, t, end; /* [t, end) */
 	const char *sched_group, *kernel;
 	const void *host_hist, *series, *iocost;
 	size_t host_hist_len, series_len, iocost_len;

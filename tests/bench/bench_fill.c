@@ -64,11 +64,20 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'd': path = optarg; break;
-		case 'H': hosts = (unsigned)atoi(optarg); break;
-		case 'h': hours = (unsigned)atoi(optarg); break;
-		case 'i': interval_s = (unsigned)atoi(optarg); break;
-		default: return 2;
+		case 'd':
+			path = optarg;
+			break;
+		case 'H':
+			hosts = (unsigned)atoi(optarg);
+			break;
+		case 'h':
+			hours = (unsigned)atoi(optarg);
+			break;
+		case 'i':
+			interval_s = (unsigned)atoi(optarg);
+			break;
+		default:
+			return 2;
 		}
 	}
 	if (!path || !hosts || !hours || !interval_s) {

@@ -37,7 +37,8 @@ char *bench_tail(void)
 	char *o = malloc(1 << 16), head[128];
 	size_t n = 0;
 
-	n += (size_t)sprintf(o + n, "\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},\"cgroups\":[");
+	n += (size_t)sprintf(o + n,
+			     "\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},\"cgroups\":[");
 	for (int i = 0; i < 20; i++) {
 		snprintf(head, sizeof(head), "%s{\"path\":\"%s%d\",", i ? "," : "", i ? "/system.slice/svc" : "/", i);
 		if (i == 0)
@@ -51,19 +52,21 @@ char *bench_tail(void)
 	}
 	n += (size_t)sprintf(o + n, "]},\"iocost\":{\"source\":\"weights\",\"disks\":[");
 	for (int d = 0; d < 2; d++)
-		n += (size_t)sprintf(o + n,
-				     "%s{\"dev\":\"253:%d\",\"name\":\"vd%c\",\"model\":\"BENCH SSD\",\"fwrev\":\"1.0\","
-				     "\"size_bytes\":1000204886016,\"rotational\":false,\"enabled\":true,\"vrate_pct\":%u}",
-				     d ? "," : "", d * 16, 'a' + d, 90 + rnd(20));
+		n += (size_t)sprintf(
+		    o + n,
+		    "%s{\"dev\":\"253:%d\",\"name\":\"vd%c\",\"model\":\"BENCH SSD\",\"fwrev\":\"1.0\","
+		    "\"size_bytes\":1000204886016,\"rotational\":false,\"enabled\":true,\"vrate_pct\":%u}",
+		    d ? "," : "", d * 16, 'a' + d, 90 + rnd(20));
 	n += (size_t)sprintf(o + n, "],\"cgroups\":[");
 	for (int d = 0; d < 2; d++)
 		for (int i = 0; i < 10; i++)
-			n += (size_t)sprintf(o + n,
-					     "%s{\"path\":\"/workload%d.slice\",\"dev\":\"253:%d\",\"weight\":%d,"
-					     "\"usage_pct\":%u.%u,\"hweight_active_pct\":%u.5,\"hweight_inuse_pct\":%u.25,"
-					     "\"wait_us\":%u,\"indebt_us\":%u,\"indelay_us\":%u}",
-					     d || i ? "," : "", i, d * 16, 100 * (1 + i % 3), rnd(50), rnd(10), rnd(30),
-					     rnd(30), rnd(5000), rnd(100), rnd(100));
+			n += (size_t)sprintf(
+			    o + n,
+			    "%s{\"path\":\"/workload%d.slice\",\"dev\":\"253:%d\",\"weight\":%d,"
+			    "\"usage_pct\":%u.%u,\"hweight_active_pct\":%u.5,\"hweight_inuse_pct\":%u.25,"
+			    "\"wait_us\":%u,\"indebt_us\":%u,\"indelay_us\":%u}",
+			    d || i ? "," : "", i, d * 16, 100 * (1 + i % 3), rnd(50), rnd(10), rnd(30), rnd(30),
+			    rnd(5000), rnd(100), rnd(100));
 	n += (size_t)sprintf(o + n, "]}}");
 	o[n] = '\0';
 	return o;

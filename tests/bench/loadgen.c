@@ -114,8 +114,8 @@ static int run_ingest(const struct opts *o)
 	struct curl_slist *hdr = headers(o);
 	unsigned slots = o->burst ? o->burst : o->concurrency;
 	struct req *reqs = calloc(slots, sizeof(*reqs)), **idle = calloc(slots, sizeof(*idle));
-	unsigned long long total = o->burst ? (unsigned long long)o->burst * o->rounds
-					    : (unsigned long long)o->rate * o->duration_s;
+	unsigned long long total =
+	    o->burst ? (unsigned long long)o->burst * o->rounds : (unsigned long long)o->rate * o->duration_s;
 	unsigned long long sent = 0, done = 0, errors = 0, *seqs = calloc(o->hosts, sizeof(*seqs));
 	double *lat = calloc(total, sizeof(*lat)), t0, end;
 	size_t nidle = slots;
@@ -221,35 +221,67 @@ static int run_get(const struct opts *o)
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "url", required_argument, NULL, 'u' },      { "token", required_argument, NULL, 't' },
-		{ "hosts", required_argument, NULL, 'H' },    { "rate", required_argument, NULL, 'r' },
-		{ "duration", required_argument, NULL, 'd' }, { "concurrency", required_argument, NULL, 'c' },
-		{ "burst", required_argument, NULL, 'b' },    { "rounds", required_argument, NULL, 'R' },
-		{ "get", required_argument, NULL, 'g' },      { "repeat", required_argument, NULL, 'n' },
-		{ "start-ms", required_argument, NULL, 's' }, { "interval-ms", required_argument, NULL, 'i' },
+		{ "url", required_argument, NULL, 'u' },         { "token", required_argument, NULL, 't' },
+		{ "hosts", required_argument, NULL, 'H' },       { "rate", required_argument, NULL, 'r' },
+		{ "duration", required_argument, NULL, 'd' },    { "concurrency", required_argument, NULL, 'c' },
+		{ "burst", required_argument, NULL, 'b' },       { "rounds", required_argument, NULL, 'R' },
+		{ "get", required_argument, NULL, 'g' },         { "repeat", required_argument, NULL, 'n' },
+		{ "start-ms", required_argument, NULL, 's' },    { "interval-ms", required_argument, NULL, 'i' },
 		{ "host-prefix", required_argument, NULL, 'p' }, { 0 },
 	};
-	struct opts o = { .url = "http://127.0.0.1:8080", .hosts = 20000, .rate = 2000, .duration_s = 10,
-			  .concurrency = 256, .rounds = 3, .repeat = 10, .interval_ms = 10000,
+	struct opts o = { .url = "http://127.0.0.1:8080",
+			  .hosts = 20000,
+			  .rate = 2000,
+			  .duration_s = 10,
+			  .concurrency = 256,
+			  .rounds = 3,
+			  .repeat = 10,
+			  .interval_ms = 10000,
 			  .host_prefix = "bench" };
 	struct rlimit rl;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'u': o.url = optarg; break;
-		case 't': o.token = optarg; break;
-		case 'H': o.hosts = (unsigned)atoi(optarg); break;
-		case 'r': o.rate = (unsigned)atoi(optarg); break;
-		case 'd': o.duration_s = (unsigned)atoi(optarg); break;
-		case 'c': o.concurrency = (unsigned)atoi(optarg); break;
-		case 'b': o.burst = (unsigned)atoi(optarg); break;
-		case 'R': o.rounds = (unsigned)atoi(optarg); break;
-		case 'g': o.get = optarg; break;
-		case 'n': o.repeat = (unsigned)atoi(optarg); break;
-		case 's': o.start_ms = atoll(optarg); break;
-		case 'i': o.interval_ms = atoll(optarg); break;
-		case 'p': o.host_prefix = optarg; break;
+		case 'u':
+			o.url = optarg;
+			break;
+		case 't':
+			o.token = optarg;
+			break;
+		case 'H':
+			o.hosts = (unsigned)atoi(optarg);
+			break;
+		case 'r':
+			o.rate = (unsigned)atoi(optarg);
+			break;
+		case 'd':
+			o.duration_s = (unsigned)atoi(optarg);
+			break;
+		case 'c':
+			o.concurrency = (unsigned)atoi(optarg);
+			break;
+		case 'b':
+			o.burst = (unsigned)atoi(optarg);
+			break;
+		case 'R':
+			o.rounds = (unsigned)atoi(optarg);
+			break;
+		case 'g':
+			o.get = optarg;
+			break;
+		case 'n':
+			o.repeat = (unsigned)atoi(optarg);
+			break;
+		case 's':
+			o.start_ms = atoll(optarg);
+			break;
+		case 'i':
+			o.interval_ms = atoll(optarg);
+			break;
+		case 'p':
+			o.host_prefix = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: loadgen --url URL [--rate N --duration S --hosts N --concurrency N | "
 					"--burst N --rounds N | --get PATH --repeat N]\n");

@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (write(fd, data, size) == (ssize_t)size) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		config_defaults(&c);
-		if (config_load_file(&c, path, true, err, sizeof(err)) == 0 && config_finish(&c, err, sizeof(err)) == 0) {
+		if (config_load_file(&c, path, true, err, sizeof(err)) == 0 &&
+		    config_finish(&c, err, sizeof(err)) == 0) {
 			FILE *out = fopen("/dev/null", "w");
 
 			if (out) {

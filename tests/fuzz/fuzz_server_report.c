@@ -31,7 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct runqlat_hist *whole = calloc(1, sizeof(*whole));
 			uint64_t n = 0;
 
-			if (!whole || runqlat_hist_add_blob(whole, rep.host_hist.p, rep.host_hist.len, runqlat_set_want_host, NULL) ||
+			if (!whole ||
+			    runqlat_hist_add_blob(whole, rep.host_hist.p, rep.host_hist.len, runqlat_set_want_host,
+						  NULL) ||
 			    runqlat_set_add_sched(&split, rep.host_hist.p, rep.host_hist.len, rep.sched_group))
 				abort();
 			for (size_t i = 0; i < split.n; i++)

@@ -11,7 +11,7 @@ from harness import SOURCE, main
 class OpenApi(unittest.TestCase):
     def test_every_route_is_documented(self):
         routes = set(re.findall(r'\{ "[A-Z]+", "([^"]+)", api_\w+ \}',
-                                open(os.path.join(SOURCE, "server", "route.c")).read()))
+                                open(os.path.join(SOURCE, "server", "http", "route.c")).read()))
         documented = set()
         for name in os.listdir(os.path.join(SOURCE, "schema")):
             if re.match(r"openapi.*\.ya?ml$", name):  # openapi.yaml and its fragments (openapi-ssd.yaml)

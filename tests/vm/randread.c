@@ -93,8 +93,11 @@ int main(int argc, char **argv)
 	}
 	deadline = now() + atof(argv[2]);
 	for (i = 0; i < n; i++) {
-		jobs[i] = (struct randread_job){ .fd = fd, .blocks = size / block, .block = block,
-						 .deadline = deadline, .seed = 0x9e3779b97f4a7c15ull * (i + 1) ^ getpid() };
+		jobs[i] = (struct randread_job){ .fd = fd,
+						 .blocks = size / block,
+						 .block = block,
+						 .deadline = deadline,
+						 .seed = 0x9e3779b97f4a7c15ull * (i + 1) ^ getpid() };
 		if (pthread_create(&tids[i], NULL, randread_thread, &jobs[i])) {
 			n = i;
 			err = 1;

@@ -96,7 +96,8 @@ int pg_migrate(PGconn *c, char *err, size_t errlen)
 	if (have > latest) {
 		pg_exec(c, "ROLLBACK");
 		snprintf(err, errlen,
-			 "database has schema version %d, newer than this server's %d; refusing to use it (upgrade schedio-server)",
+			 "database has schema version %d, newer than this server's %d; refusing to use it (upgrade "
+			 "schedio-server)",
 			 have, latest);
 		return -1;
 	}
@@ -201,8 +202,7 @@ const void *pg_blob(const PGresult *r, int row, int col, size_t *len)
 	return *len ? PQgetvalue(r, row, col) : NULL;
 }
 
-int pg_prepare_all(PGconn *c, const char *const *names, const char *const *sqls, int count, char *err,
-		   size_t errlen)
+int pg_prepare_all(PGconn *c, const char *const *names, const char *const *sqls, int count, char *err, size_t errlen)
 {
 	for (int i = 0; i < count; i++) {
 		PGresult *r = PQprepare(c, names[i], sqls[i], 0, NULL);

@@ -49,7 +49,6 @@ const void *pg_blob(const PGresult *r, int row, int col, size_t *len);
  * statements again; 0 when usable (1 when it was just reconnected), -1 when still down. */
 int pg_revive(PGconn *c, const char *const *names, const char *const *sqls, int count);
 /* Prepares count statements named names[i] from sqls[i]; 0 or -1 with err. */
-int pg_prepare_all(PGconn *c, const char *const *names, const char *const *sqls, int count, char *err,
-		   size_t errlen);
+int pg_prepare_all(PGconn *c, const char *const *names, const char *const *sqls, int count, char *err, size_t errlen);
 
 #endif /* SCHEDIO_SERVER_STORE_PG_PG_CONN_H */

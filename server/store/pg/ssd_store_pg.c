@@ -28,26 +28,34 @@ struct pg_ssd {
 enum { S_INSERT, S_FILE, S_MODEL, S_GET, S_GET_FILE, S_LIST, S_RESULTS, S_COUNT };
 
 /* The sorted distinct union of a sep-separated set, as text ('' when empty). */
-#define SET_UNION(arr, sep) \
-	"(SELECT coalesce(string_agg(DISTINCT x COLLATE \"C\", " sep " ORDER BY x COLLATE \"C\"), '') FROM unnest(" arr ") x)"
+#define SET_UNION(arr, sep)                                                                                            \
+	"(SELECT coalesce(string_agg(DISTINCT x COLLATE \"C\", " sep                                                   \
+	" ORDER BY x COLLATE \"C\"), '') FROM unnest(" arr ") x)"
 
 /* A search matches the name, the id or any firmware; $1 NULL matches every model. */
-#define PG_MATCH                                                                                         \
-	"($1::text IS NULL OR lower(model) LIKE $1::text ESCAPE '\\' OR lower(id) LIKE $1::text ESCAPE '\\' " \
+#define PG_MATCH                                                                                                       \
+	"($1::text IS NULL OR lower(model) LIKE $1::text ESCAPE '\\' OR lower(id) LIKE $1::text ESCAPE '\\' "          \
 	"OR lower(fwrevs) LIKE $1::text ESCAPE '\\')"
 
 static const char *const sql[S_COUNT] = {
-	[S_INSERT] = "INSERT INTO ssd_results (id, model_id, model, fwrev, bench_major, bench_minor, merged, summary, "
-		     "submitted_ms) VALUES ($1::text, $2::text, $3::text, $4::text, $5::bigint, $6::bigint, $7::bigint, "
-		     "$8::text, $9::bigint) ON CONFLICT (id) DO NOTHING RETURNING 1::bigint",
+	[S_INSERT] =
+	    "INSERT INTO ssd_results (id, model_id, model, fwrev, bench_major, bench_minor, merged, summary, "
+	    "submitted_ms) VALUES ($1::text, $2::text, $3::text, $4::text, $5::bigint, $6::bigint, $7::bigint, "
+	    "$8::text, $9::bigint) ON CONFLICT (id) DO NOTHING RETURNING 1::bigint",
 	[S_FILE] = "INSERT INTO ssd_files (id, gz) VALUES ($1::text, $2::bytea)",
-	[S_MODEL] = "INSERT INTO ssd_models (id, model, submissions, fwrevs, solutions) VALUES ($1::text, $2::text, 1, "
-		    "$3::text, " SET_UNION("string_to_array($4::text, ' ')", "' '") ") "
-		    "ON CONFLICT (id) DO UPDATE SET model = EXCLUDED.model, submissions = ssd_models.submissions + 1, "
-		    "fwrevs = " SET_UNION("string_to_array(ssd_models.fwrevs, E'\\n') || string_to_array($3::text, E'\\n')",
-					  "E'\\n'") ", "
-		    "solutions = " SET_UNION("string_to_array(ssd_models.solutions, ' ') || string_to_array($4::text, ' ')",
-					     "' '"),
+	[S_MODEL] =
+	    "INSERT INTO ssd_models (id, model, submissions, fwrevs, solutions) VALUES ($1::text, $2::text, 1, "
+	    "$3::text, " SET_UNION(
+		"string_to_array($4::text, ' ')",
+		"' '") ") "
+		       "ON CONFLICT (id) DO UPDATE SET model = EXCLUDED.model, submissions = ssd_models.submissions + "
+		       "1, "
+		       "fwrevs = " SET_UNION(
+			   "string_to_array(ssd_models.fwrevs, E'\\n') || string_to_array($3::text, E'\\n')",
+			   "E'\\n'") ", "
+				     "solutions = " SET_UNION(
+					 "string_to_array(ssd_models.solutions, ' ') || string_to_array($4::text, ' ')",
+					 "' '"),
 	[S_GET] = "SELECT summary FROM ssd_results WHERE id = $1::text",
 	[S_GET_FILE] = "SELECT gz FROM ssd_files WHERE id = $1::text",
 	/* As the SQLite store: count and page in one statement (one snapshot), the page LEFT
@@ -57,10 +65,11 @@ static const char *const sql[S_COUNT] = {
 		   "(SELECT id, model, submissions, fwrevs, solutions FROM ssd_models WHERE " PG_MATCH
 		   " ORDER BY id COLLATE \"C\" LIMIT NULLIF($2::bigint, 0) OFFSET $3::bigint) r ON true "
 		   "ORDER BY r.id COLLATE \"C\"",
-	[S_RESULTS] = "SELECT summary FROM ssd_results WHERE model_id = $1::text ORDER BY submitted_ms, id COLLATE \"C\"",
+	[S_RESULTS] =
+	    "SELECT summary FROM ssd_results WHERE model_id = $1::text ORDER BY submitted_ms, id COLLATE \"C\"",
 };
-static const char *const names[S_COUNT] = { "s_insert", "s_file", "s_model", "s_get", "s_get_file", "s_list",
-					    "s_results" };
+static const char *const names[S_COUNT] = { "s_insert",   "s_file", "s_model",  "s_get",
+					    "s_get_file", "s_list", "s_results" };
 
 static struct pg_ssd *from(struct ssd_store *st)
 {

@@ -33,8 +33,8 @@
 #define ROW_COLS_H "host_id, t, sched_group, kernel, host_hist, NULL::bytea, NULL::bytea"
 #define RAW_COLS "host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms"
 #define RAW_COLS_H "host_id, start_ms, sched_group, kernel, host_hist, NULL::bytea, NULL::bytea, end_ms"
-#define HOST_COLS                                                                                                  \
-	"id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, sched_ops, agent_version, " \
+#define HOST_COLS                                                                                                      \
+	"id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, sched_ops, agent_version, "   \
 	"first_seen_ms, last_start_ms, last_end_ms"
 
 static const char *const sql[STORE_PG_COUNT] = {
@@ -44,87 +44,103 @@ static const char *const sql[STORE_PG_COUNT] = {
 	 * seq) exists, and only if it was inserted update the host's inventory
 	 * and queue a late minute ($12 = 1) for a redo. Returns the host id when
 	 * stored, no row otherwise. */
-	[STORE_PG_HOST_REPORT] = "WITH ins AS (INSERT INTO hosts (machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, "
-			   "sched_state, sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms) "
-			   "VALUES ($1::text, $2::text, $13::text, $14::text, $15::bigint, $16::text, $17::text, $18::text, "
-			   "CASE WHEN $18::text IS NULL THEN NULL ELSE $19::text END, $20::text, $3::bigint, "
-			   "$5::bigint, $6::bigint) ON CONFLICT (machine_id) DO NOTHING RETURNING id), "
-			   "h AS (SELECT id FROM ins UNION ALL SELECT id FROM hosts WHERE machine_id = $1::text LIMIT 1), "
-			   "r AS (INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
-			   "host_hist, series, iocost, dropped) SELECT id, $4::bigint, $5::bigint, $6::bigint, $3::bigint, "
-			   "$7::text, $8::text, $9::bytea, $10::bytea, $11::bytea, $22::bigint FROM h "
-			   "ON CONFLICT (host_id, seq) DO NOTHING "
-			   "RETURNING host_id), "
-			   "u AS (UPDATE hosts SET hostname = $2::text, kernel = coalesce($13::text, kernel), "
-			   "arch = coalesce($14::text, arch), cpus = coalesce($15::bigint, cpus), "
-			   "l3_json = coalesce($16::text, l3_json), disks_json = coalesce($17::text, disks_json), "
-			   "sched_state = coalesce($18::text, sched_state), "
-			   "sched_ops = CASE WHEN $18::text IS NULL THEN sched_ops ELSE $19::text END, "
-			   "agent_version = coalesce($20::text, agent_version), last_start_ms = $5::bigint, "
-			   "last_end_ms = $6::bigint FROM r WHERE hosts.id = r.host_id AND last_start_ms <= $5::bigint), "
-			   "d AS (INSERT INTO rollup_dirty (host_id, t) SELECT host_id, $21::bigint FROM r WHERE $12::bigint = 1 "
-			   "ON CONFLICT DO NOTHING) "
-			   "SELECT host_id FROM r",
-	[STORE_PG_DUP_CHECK] = "SELECT h.id, (SELECT count(*) FROM reports r WHERE r.host_id = h.id AND r.seq = $2::bigint) "
-			 "FROM hosts h WHERE h.machine_id = $1::text",
-	[STORE_PG_HOSTS_ALL] = "SELECT " HOST_COLS " FROM hosts ORDER BY hostname COLLATE \"C\", machine_id COLLATE \"C\"",
+	[STORE_PG_HOST_REPORT] =
+	    "WITH ins AS (INSERT INTO hosts (machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, "
+	    "sched_state, sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms) "
+	    "VALUES ($1::text, $2::text, $13::text, $14::text, $15::bigint, $16::text, $17::text, $18::text, "
+	    "CASE WHEN $18::text IS NULL THEN NULL ELSE $19::text END, $20::text, $3::bigint, "
+	    "$5::bigint, $6::bigint) ON CONFLICT (machine_id) DO NOTHING RETURNING id), "
+	    "h AS (SELECT id FROM ins UNION ALL SELECT id FROM hosts WHERE machine_id = $1::text LIMIT 1), "
+	    "r AS (INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
+	    "host_hist, series, iocost, dropped) SELECT id, $4::bigint, $5::bigint, $6::bigint, $3::bigint, "
+	    "$7::text, $8::text, $9::bytea, $10::bytea, $11::bytea, $22::bigint FROM h "
+	    "ON CONFLICT (host_id, seq) DO NOTHING "
+	    "RETURNING host_id), "
+	    "u AS (UPDATE hosts SET hostname = $2::text, kernel = coalesce($13::text, kernel), "
+	    "arch = coalesce($14::text, arch), cpus = coalesce($15::bigint, cpus), "
+	    "l3_json = coalesce($16::text, l3_json), disks_json = coalesce($17::text, disks_json), "
+	    "sched_state = coalesce($18::text, sched_state), "
+	    "sched_ops = CASE WHEN $18::text IS NULL THEN sched_ops ELSE $19::text END, "
+	    "agent_version = coalesce($20::text, agent_version), last_start_ms = $5::bigint, "
+	    "last_end_ms = $6::bigint FROM r WHERE hosts.id = r.host_id AND last_start_ms <= $5::bigint), "
+	    "d AS (INSERT INTO rollup_dirty (host_id, t) SELECT host_id, $21::bigint FROM r WHERE $12::bigint = 1 "
+	    "ON CONFLICT DO NOTHING) "
+	    "SELECT host_id FROM r",
+	[STORE_PG_DUP_CHECK] =
+	    "SELECT h.id, (SELECT count(*) FROM reports r WHERE r.host_id = h.id AND r.seq = $2::bigint) "
+	    "FROM hosts h WHERE h.machine_id = $1::text",
+	[STORE_PG_HOSTS_ALL] =
+	    "SELECT " HOST_COLS " FROM hosts ORDER BY hostname COLLATE \"C\", machine_id COLLATE \"C\"",
 	[STORE_PG_HOSTS_ONE] = "SELECT " HOST_COLS " FROM hosts WHERE machine_id = $1::text",
-	[STORE_PG_REPORTS] = "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
-		       "AND start_ms < $3::bigint ORDER BY seq",
-	[STORE_PG_SCAN_RAW_HOST] = "SELECT " RAW_COLS " FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
-			     "AND start_ms < $3::bigint ORDER BY start_ms",
-	[STORE_PG_SCAN_RAW_ALL] = "SELECT " RAW_COLS " FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
-			    "ORDER BY host_id, start_ms",
-	[STORE_PG_SCAN_ROLL_HOST] = "SELECT " ROW_COLS " FROM rollups WHERE level = $1::bigint AND host_id = $2::bigint "
-			      "AND t >= $3::bigint AND t < $4::bigint ORDER BY t",
+	[STORE_PG_REPORTS] =
+	    "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
+	    "AND start_ms < $3::bigint ORDER BY seq",
+	[STORE_PG_SCAN_RAW_HOST] =
+	    "SELECT " RAW_COLS " FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
+	    "AND start_ms < $3::bigint ORDER BY start_ms",
+	[STORE_PG_SCAN_RAW_ALL] =
+	    "SELECT " RAW_COLS " FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
+	    "ORDER BY host_id, start_ms",
+	[STORE_PG_SCAN_ROLL_HOST] =
+	    "SELECT " ROW_COLS " FROM rollups WHERE level = $1::bigint AND host_id = $2::bigint "
+	    "AND t >= $3::bigint AND t < $4::bigint ORDER BY t",
 	[STORE_PG_SCAN_ROLL_ALL] = "SELECT " ROW_COLS " FROM rollups WHERE level = $1::bigint AND t >= $2::bigint "
-			     "AND t < $3::bigint ORDER BY host_id, t",
-	[STORE_PG_SCAN_RAW_HOST_H] = "SELECT " RAW_COLS_H " FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
-			       "AND start_ms < $3::bigint ORDER BY start_ms",
-	[STORE_PG_SCAN_RAW_ALL_H] = "SELECT " RAW_COLS_H " FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
-			      "ORDER BY host_id, start_ms",
-	[STORE_PG_SCAN_ROLL_HOST_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = $1::bigint AND host_id = $2::bigint "
-				"AND t >= $3::bigint AND t < $4::bigint ORDER BY t",
+				   "AND t < $3::bigint ORDER BY host_id, t",
+	[STORE_PG_SCAN_RAW_HOST_H] =
+	    "SELECT " RAW_COLS_H " FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
+	    "AND start_ms < $3::bigint ORDER BY start_ms",
+	[STORE_PG_SCAN_RAW_ALL_H] =
+	    "SELECT " RAW_COLS_H " FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
+	    "ORDER BY host_id, start_ms",
+	[STORE_PG_SCAN_ROLL_HOST_H] =
+	    "SELECT " ROW_COLS_H " FROM rollups WHERE level = $1::bigint AND host_id = $2::bigint "
+	    "AND t >= $3::bigint AND t < $4::bigint ORDER BY t",
 	[STORE_PG_SCAN_ROLL_ALL_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = $1::bigint AND t >= $2::bigint "
-			       "AND t < $3::bigint ORDER BY host_id, t",
+				     "AND t < $3::bigint ORDER BY host_id, t",
 	[STORE_PG_LATEST] = "SELECT " RAW_COLS " FROM reports "
-		      "WHERE host_id = $1::bigint ORDER BY start_ms DESC LIMIT 1",
-	[STORE_PG_HOSTS_IN_RAW] = "SELECT DISTINCT host_id FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
-			    "ORDER BY host_id",
+			    "WHERE host_id = $1::bigint ORDER BY start_ms DESC LIMIT 1",
+	[STORE_PG_HOSTS_IN_RAW] =
+	    "SELECT DISTINCT host_id FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
+	    "ORDER BY host_id",
 	[STORE_PG_HOSTS_IN_ROLL] = "SELECT DISTINCT host_id FROM rollups WHERE level = $1::bigint AND t >= $2::bigint "
-			     "AND t < $3::bigint ORDER BY host_id",
-	[STORE_PG_FLEET_SCAN] = "SELECT t, key, hosts, hist FROM fleet_rollups WHERE level = $1::bigint AND dim = $2::text "
-			  "AND t >= $3::bigint AND t < $4::bigint ORDER BY t, key COLLATE \"C\"",
-	[STORE_PG_ROLLUP_PUT] = "INSERT INTO rollups (level, " ROW_COLS ") VALUES ($1::bigint, $2::bigint, $3::bigint, "
-			  "$4::text, $5::text, $6::bytea, $7::bytea, $8::bytea) ON CONFLICT (level, host_id, t) DO UPDATE "
-			  "SET sched_group = EXCLUDED.sched_group, kernel = EXCLUDED.kernel, "
-			  "host_hist = EXCLUDED.host_hist, series = EXCLUDED.series, iocost = EXCLUDED.iocost",
-	[STORE_PG_FLEET_PUT] = "INSERT INTO fleet_rollups (level, t, dim, key, hosts, hist) VALUES ($1::bigint, $2::bigint, "
-			 "$3::text, $4::text, $5::bigint, $6::bytea) ON CONFLICT (level, t, dim, key) DO UPDATE "
-			 "SET hosts = EXCLUDED.hosts, hist = EXCLUDED.hist",
-	[STORE_PG_FLEET_DEL] = "DELETE FROM fleet_rollups WHERE level = $1::bigint AND t = $2::bigint AND dim = $3::text "
-			 "AND key = $4::text",
+				   "AND t < $3::bigint ORDER BY host_id",
+	[STORE_PG_FLEET_SCAN] =
+	    "SELECT t, key, hosts, hist FROM fleet_rollups WHERE level = $1::bigint AND dim = $2::text "
+	    "AND t >= $3::bigint AND t < $4::bigint ORDER BY t, key COLLATE \"C\"",
+	[STORE_PG_ROLLUP_PUT] =
+	    "INSERT INTO rollups (level, " ROW_COLS ") VALUES ($1::bigint, $2::bigint, $3::bigint, "
+	    "$4::text, $5::text, $6::bytea, $7::bytea, $8::bytea) ON CONFLICT (level, host_id, t) DO UPDATE "
+	    "SET sched_group = EXCLUDED.sched_group, kernel = EXCLUDED.kernel, "
+	    "host_hist = EXCLUDED.host_hist, series = EXCLUDED.series, iocost = EXCLUDED.iocost",
+	[STORE_PG_FLEET_PUT] =
+	    "INSERT INTO fleet_rollups (level, t, dim, key, hosts, hist) VALUES ($1::bigint, $2::bigint, "
+	    "$3::text, $4::text, $5::bigint, $6::bytea) ON CONFLICT (level, t, dim, key) DO UPDATE "
+	    "SET hosts = EXCLUDED.hosts, hist = EXCLUDED.hist",
+	[STORE_PG_FLEET_DEL] =
+	    "DELETE FROM fleet_rollups WHERE level = $1::bigint AND t = $2::bigint AND dim = $3::text "
+	    "AND key = $4::text",
 	[STORE_PG_DIRTY_TAKE] = "DELETE FROM rollup_dirty WHERE (host_id, t) IN (SELECT host_id, t FROM rollup_dirty "
-			  "ORDER BY t LIMIT $1::bigint FOR UPDATE SKIP LOCKED) RETURNING host_id, t",
+				"ORDER BY t LIMIT $1::bigint FOR UPDATE SKIP LOCKED) RETURNING host_id, t",
 	/* A raw row whose minute waits for a redo (a late report committed after this
 	 * round's redo) stays until that redo has read it. */
-	[STORE_PG_EXPIRE_RAW] = "DELETE FROM reports WHERE ctid IN (SELECT ctid FROM reports r WHERE start_ms < $1::bigint "
-			  "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "
-			  "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT $2::bigint)",
+	[STORE_PG_EXPIRE_RAW] =
+	    "DELETE FROM reports WHERE ctid IN (SELECT ctid FROM reports r WHERE start_ms < $1::bigint "
+	    "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "
+	    "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT $2::bigint)",
 	[STORE_PG_EXPIRE_ROLL] = "DELETE FROM rollups WHERE ctid IN (SELECT ctid FROM rollups WHERE level = $1::bigint "
-			   "AND t < $2::bigint LIMIT $3::bigint)",
+				 "AND t < $2::bigint LIMIT $3::bigint)",
 	[STORE_PG_EXPIRE_FLEET] = "DELETE FROM fleet_rollups WHERE level = $1::bigint AND t < $2::bigint",
 	[STORE_PG_META_GET] = "SELECT value FROM server_meta WHERE key = $1::text",
-	[STORE_PG_META_PUT] = "INSERT INTO server_meta (key, value) VALUES ($1::text, $2::text) ON CONFLICT (key) DO UPDATE "
-			"SET value = EXCLUDED.value",
+	[STORE_PG_META_PUT] =
+	    "INSERT INTO server_meta (key, value) VALUES ($1::text, $2::text) ON CONFLICT (key) DO UPDATE "
+	    "SET value = EXCLUDED.value",
 	[STORE_PG_SIZE] = "SELECT pg_database_size(current_database())::bigint",
 	[STORE_PG_TRY_LOCK] = "SELECT CASE WHEN pg_try_advisory_lock($1::bigint) THEN 1::bigint ELSE 0::bigint END",
 };
 
 static const char *const names[STORE_PG_COUNT] = {
-	"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11",
-	"p12", "p13", "p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23",
-	"p24", "p25", "p26", "p27",
+	"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",  "p9",  "p10", "p11", "p12", "p13",
+	"p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25", "p26", "p27",
 };
 
 _Static_assert(STORE_PG_COUNT == 28, "one name per statement");
@@ -280,7 +296,7 @@ static int pipeline_chunk(struct store_pg *s, struct report *const *reps, size_t
 #define PIPELINE_CHUNK 128
 
 static int store_pg_put_reports(struct store *base, struct report *const *reps, size_t n, int *results, int64_t now_ms,
-			  int64_t minute_mark)
+				int64_t minute_mark)
 {
 	struct store_pg *s = from(base);
 	int64_t late_mark = floor_minute(now_ms - ROLLUP_GRACE_MS + LATE_SLACK_MS);
@@ -290,7 +306,8 @@ static int store_pg_put_reports(struct store *base, struct report *const *reps, 
 	for (size_t i = 0; i < n; i++)
 		results[i] = STORE_FAILED;
 	/* A connection dropped while idle shows at its first command: reconnect once and go on. */
-	if (store_pg_ready(s) < 0 || (pg_exec(s->c, "BEGIN") < 0 && (store_pg_ready(s) < 0 || pg_exec(s->c, "BEGIN") < 0)))
+	if (store_pg_ready(s) < 0 ||
+	    (pg_exec(s->c, "BEGIN") < 0 && (store_pg_ready(s) < 0 || pg_exec(s->c, "BEGIN") < 0)))
 		return -1;
 	for (size_t i = 0; i < n; i += PIPELINE_CHUNK)
 		if (pipeline_chunk(s, reps, i, i + PIPELINE_CHUNK < n ? i + PIPELINE_CHUNK : n, results, now_ms,
@@ -340,7 +357,7 @@ static int store_pg_rollup_put(struct store *base, enum store_level lv, const st
 }
 
 static int store_pg_fleet_put(struct store *base, enum store_level lv, int64_t t, const char *dim, const char *key,
-			int64_t hosts, const struct blob *hist)
+			      int64_t hosts, const struct blob *hist)
 {
 	struct pg_params p = { 0 };
 	bool put = hist && hist->len;

@@ -9,11 +9,34 @@
 #include "server/store/store.h"
 
 enum store_pg_stmt {
-	STORE_PG_HOST_REPORT, STORE_PG_DUP_CHECK,
-	STORE_PG_HOSTS_ALL, STORE_PG_HOSTS_ONE, STORE_PG_REPORTS, STORE_PG_SCAN_RAW_HOST, STORE_PG_SCAN_RAW_ALL, STORE_PG_SCAN_ROLL_HOST,
-	STORE_PG_SCAN_ROLL_ALL, STORE_PG_SCAN_RAW_HOST_H, STORE_PG_SCAN_RAW_ALL_H, STORE_PG_SCAN_ROLL_HOST_H, STORE_PG_SCAN_ROLL_ALL_H, STORE_PG_LATEST, STORE_PG_HOSTS_IN_RAW, STORE_PG_HOSTS_IN_ROLL, STORE_PG_FLEET_SCAN,
-	STORE_PG_ROLLUP_PUT, STORE_PG_FLEET_PUT, STORE_PG_FLEET_DEL, STORE_PG_DIRTY_TAKE,
-	STORE_PG_EXPIRE_RAW, STORE_PG_EXPIRE_ROLL, STORE_PG_EXPIRE_FLEET, STORE_PG_META_GET, STORE_PG_META_PUT, STORE_PG_SIZE, STORE_PG_TRY_LOCK,
+	STORE_PG_HOST_REPORT,
+	STORE_PG_DUP_CHECK,
+	STORE_PG_HOSTS_ALL,
+	STORE_PG_HOSTS_ONE,
+	STORE_PG_REPORTS,
+	STORE_PG_SCAN_RAW_HOST,
+	STORE_PG_SCAN_RAW_ALL,
+	STORE_PG_SCAN_ROLL_HOST,
+	STORE_PG_SCAN_ROLL_ALL,
+	STORE_PG_SCAN_RAW_HOST_H,
+	STORE_PG_SCAN_RAW_ALL_H,
+	STORE_PG_SCAN_ROLL_HOST_H,
+	STORE_PG_SCAN_ROLL_ALL_H,
+	STORE_PG_LATEST,
+	STORE_PG_HOSTS_IN_RAW,
+	STORE_PG_HOSTS_IN_ROLL,
+	STORE_PG_FLEET_SCAN,
+	STORE_PG_ROLLUP_PUT,
+	STORE_PG_FLEET_PUT,
+	STORE_PG_FLEET_DEL,
+	STORE_PG_DIRTY_TAKE,
+	STORE_PG_EXPIRE_RAW,
+	STORE_PG_EXPIRE_ROLL,
+	STORE_PG_EXPIRE_FLEET,
+	STORE_PG_META_GET,
+	STORE_PG_META_PUT,
+	STORE_PG_SIZE,
+	STORE_PG_TRY_LOCK,
 	STORE_PG_COUNT
 };
 
@@ -31,12 +54,12 @@ const char *store_pg_name(enum store_pg_stmt which);
 int store_pg_hosts(struct store *base, const char *machine_id, store_host_fn fn, void *arg);
 int store_pg_reports(struct store *base, int64_t host_id, int64_t from, int64_t to, store_report_fn fn, void *arg);
 int store_pg_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
-	    void *arg);
-int store_pg_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
-		 void *arg);
+		  void *arg);
+int store_pg_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to,
+		       store_row_fn fn, void *arg);
 int store_pg_latest(struct store *base, int64_t host_id, store_row_fn fn, void *arg);
 int store_pg_hosts_in(struct store *base, enum store_level lv, int64_t from, int64_t to, store_id_fn fn, void *arg);
 int store_pg_fleet_scan(struct store *base, enum store_level lv, const char *dim, int64_t from, int64_t to,
-		  store_fleet_fn fn, void *arg);
+			store_fleet_fn fn, void *arg);
 
 #endif /* SCHEDIO_SERVER_STORE_PG_STORE_PG_H */

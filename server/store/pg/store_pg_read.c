@@ -105,8 +105,10 @@ static int scan(struct store *base, enum store_level lv, int64_t host_id, int64_
 {
 	static const enum store_pg_stmt stmts[2][2][2] = {
 		/* [hist_only][rollup][all hosts] */
-		{ { STORE_PG_SCAN_RAW_HOST, STORE_PG_SCAN_RAW_ALL }, { STORE_PG_SCAN_ROLL_HOST, STORE_PG_SCAN_ROLL_ALL } },
-		{ { STORE_PG_SCAN_RAW_HOST_H, STORE_PG_SCAN_RAW_ALL_H }, { STORE_PG_SCAN_ROLL_HOST_H, STORE_PG_SCAN_ROLL_ALL_H } },
+		{ { STORE_PG_SCAN_RAW_HOST, STORE_PG_SCAN_RAW_ALL },
+		  { STORE_PG_SCAN_ROLL_HOST, STORE_PG_SCAN_ROLL_ALL } },
+		{ { STORE_PG_SCAN_RAW_HOST_H, STORE_PG_SCAN_RAW_ALL_H },
+		  { STORE_PG_SCAN_ROLL_HOST_H, STORE_PG_SCAN_ROLL_ALL_H } },
 	};
 	struct pg_params p = { 0 };
 	enum store_pg_stmt which = stmts[hist_only][lv != STORE_RAW][host_id < 0];
@@ -117,18 +119,21 @@ static int scan(struct store *base, enum store_level lv, int64_t host_id, int64_
 		pg_p_int(&p, host_id);
 	pg_p_int(&p, from);
 	pg_p_int(&p, to);
-	return walk_rows(query(base, which, &p), lv == STORE_RAW ? 0 : lv == STORE_MINUTE ? STORE_MINUTE_MS : STORE_HOUR_MS,
+	return walk_rows(query(base, which, &p),
+			 lv == STORE_RAW      ? 0
+			 : lv == STORE_MINUTE ? STORE_MINUTE_MS
+					      : STORE_HOUR_MS,
 			 fn, arg);
 }
 
 int store_pg_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
-	    void *arg)
+		  void *arg)
 {
 	return scan(base, lv, host_id, from, to, false, fn, arg);
 }
 
-int store_pg_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
-		 void *arg)
+int store_pg_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to,
+		       store_row_fn fn, void *arg)
 {
 	return scan(base, lv, host_id, from, to, true, fn, arg);
 }
@@ -161,7 +166,7 @@ int store_pg_hosts_in(struct store *base, enum store_level lv, int64_t from, int
 }
 
 int store_pg_fleet_scan(struct store *base, enum store_level lv, const char *dim, int64_t from, int64_t to,
-		  store_fleet_fn fn, void *arg)
+			store_fleet_fn fn, void *arg)
 {
 	struct pg_params p = { 0 };
 	PGresult *r;

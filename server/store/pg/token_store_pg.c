@@ -28,7 +28,8 @@ static const char *const sql[] = {
 	 "ON CONFLICT (name) DO NOTHING"),
 	"UPDATE tokens SET revoked_ms = $1::bigint WHERE name = $2::text AND revoked_ms IS NULL",
 	"SELECT name, scope, created_ms, revoked_ms FROM tokens ORDER BY id",
-	"SELECT 1::bigint FROM tokens WHERE hash = $1::text AND revoked_ms IS NULL AND (scope = $2::text OR scope = 'admin')",
+	"SELECT 1::bigint FROM tokens WHERE hash = $1::text AND revoked_ms IS NULL AND (scope = $2::text OR scope = "
+	"'admin')",
 };
 static const char *const names[] = { "t_add", "t_revoke", "t_list", "t_check" };
 

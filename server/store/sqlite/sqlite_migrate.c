@@ -68,7 +68,8 @@ int sqlite_migrate(sqlite3 *db, char *err, size_t errlen)
 	}
 	if (have > latest) {
 		snprintf(err, errlen,
-			 "database has schema version %d, newer than this server's %d; refusing to use it (upgrade schedio-server)",
+			 "database has schema version %d, newer than this server's %d; refusing to use it (upgrade "
+			 "schedio-server)",
 			 have, latest);
 		return -1;
 	}

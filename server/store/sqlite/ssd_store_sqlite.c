@@ -185,8 +185,8 @@ static int exists(sqlite3 *db, const char *id, bool *found)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int ssd_sqlite_put(struct ssd_store *base, const struct ssd_result *r, const void *gz, size_t gz_len, bool *duplicate,
-		  char *err, size_t errlen)
+static int ssd_sqlite_put(struct ssd_store *base, const struct ssd_result *r, const void *gz, size_t gz_len,
+			  bool *duplicate, char *err, size_t errlen)
 {
 	struct sqlite_store *s = from(base);
 	cJSON *doc = ssd_result_to_json(r);
@@ -210,8 +210,7 @@ static int ssd_sqlite_put(struct ssd_store *base, const struct ssd_result *r, co
 		rc = 0;
 		goto out;
 	}
-	if (insert_result(s->db, r, summary, gz, gz_len) < 0 || update_model(s->db, r) < 0 ||
-	    exec(s->db, "COMMIT") < 0)
+	if (insert_result(s->db, r, summary, gz, gz_len) < 0 || update_model(s->db, r) < 0 || exec(s->db, "COMMIT") < 0)
 		goto rollback;
 	rc = 0;
 	goto out;
@@ -303,7 +302,7 @@ void ssd_store_free_models(struct ssd_model_summary *m, size_t n)
 /* A search matches the name, the id (spaces as '_') or any firmware; ?1 is the
  * pattern from ssd_store_like_pattern (lower case), NULL for every model. SQLite's
  * LIKE ignores ASCII case by itself, so the columns need no lower(). */
-#define SSD_SQLITE_MATCH                                                                                         \
+#define SSD_SQLITE_MATCH                                                                                               \
 	"(?1 IS NULL OR model LIKE ?1 ESCAPE '\\' OR id LIKE ?1 ESCAPE '\\' OR fwrevs LIKE ?1 ESCAPE '\\')"
 
 /* Copies the row's columns from col on into m; 0 or -ENOMEM. */
@@ -318,16 +317,16 @@ static int summary_from_row(sqlite3_stmt *st, int col, struct ssd_model_summary 
 	return m->fwrevs && m->solutions ? 0 : -ENOMEM;
 }
 
-static int ssd_sqlite_list_models(struct ssd_store *base, const struct ssd_model_query *q, struct ssd_model_summary **out,
-			  size_t *n, size_t *total)
+static int ssd_sqlite_list_models(struct ssd_store *base, const struct ssd_model_query *q,
+				  struct ssd_model_summary **out, size_t *n, size_t *total)
 {
 	/* One statement, so the count and the page come from the same snapshot; the page is
 	 * LEFT JOINed so an empty page still brings the count (one row with NULL columns). */
 	static const char sql[] =
-		"SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions "
-		"FROM (SELECT count(*) AS n FROM ssd_models WHERE " SSD_SQLITE_MATCH ") t LEFT JOIN "
-		"(SELECT id, model, submissions, fwrevs, solutions FROM ssd_models WHERE " SSD_SQLITE_MATCH
-		" ORDER BY id LIMIT ?2 OFFSET ?3) r ON 1 = 1 ORDER BY r.id";
+	    "SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions "
+	    "FROM (SELECT count(*) AS n FROM ssd_models WHERE " SSD_SQLITE_MATCH ") t LEFT JOIN "
+	    "(SELECT id, model, submissions, fwrevs, solutions FROM ssd_models WHERE " SSD_SQLITE_MATCH
+	    " ORDER BY id LIMIT ?2 OFFSET ?3) r ON 1 = 1 ORDER BY r.id";
 	struct sqlite_store *s = from(base);
 	struct ssd_model_summary *list = NULL;
 	char *pattern = ssd_store_like_pattern(q->q);
@@ -391,8 +390,8 @@ static int ssd_sqlite_model_results(struct ssd_store *base, const char *model_id
 	int rc = -EIO, step;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, "SELECT summary FROM ssd_results WHERE model_id = ? ORDER BY submitted_ms, id", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, "SELECT summary FROM ssd_results WHERE model_id = ? ORDER BY submitted_ms, id",
+			       -1, &st, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_text(st, 1, model_id, -1, SQLITE_STATIC);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -456,7 +455,8 @@ struct ssd_store *ssd_store_sqlite_open(const char *path, char *err, size_t errl
 	s->base.ops = &sqlite_ops;
 	pthread_mutex_init(&s->lock, NULL);
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "SSD store: cannot open %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "no memory");
+		snprintf(err, errlen, "SSD store: cannot open %s: %s", path,
+			 s->db ? sqlite3_errmsg(s->db) : "no memory");
 		ssd_sqlite_close(&s->base);
 		return NULL;
 	}

@@ -26,56 +26,71 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	[STORE_SQLITE_RELEASE] = "RELEASE report",
 	[STORE_SQLITE_ROLLBACK_TO] = "ROLLBACK TO report",
 	[STORE_SQLITE_HOST_ID] = "SELECT id FROM hosts WHERE machine_id = ?",
-	[STORE_SQLITE_HOST_INSERT] = "INSERT INTO hosts (machine_id, hostname, first_seen_ms, last_start_ms, last_end_ms) "
-			   "VALUES (?, ?, ?, -1, -1)",
-	[STORE_SQLITE_HOST_UPDATE] = "UPDATE hosts SET hostname = ?2, kernel = coalesce(?3, kernel), arch = coalesce(?4, arch), "
-			   "cpus = coalesce(?5, cpus), l3_json = coalesce(?6, l3_json), "
-			   "disks_json = coalesce(?7, disks_json), sched_state = coalesce(?8, sched_state), "
-			   "sched_ops = CASE WHEN ?8 IS NULL THEN sched_ops ELSE ?9 END, "
-			   "agent_version = coalesce(?10, agent_version), last_start_ms = ?11, last_end_ms = ?12 "
-			   "WHERE id = ?1 AND last_start_ms <= ?11",
-	[STORE_SQLITE_REPORT_INSERT] = "INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
-			     "host_hist, series, iocost, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-			     "ON CONFLICT (host_id, seq) DO NOTHING",
+	[STORE_SQLITE_HOST_INSERT] =
+	    "INSERT INTO hosts (machine_id, hostname, first_seen_ms, last_start_ms, last_end_ms) "
+	    "VALUES (?, ?, ?, -1, -1)",
+	[STORE_SQLITE_HOST_UPDATE] =
+	    "UPDATE hosts SET hostname = ?2, kernel = coalesce(?3, kernel), arch = coalesce(?4, arch), "
+	    "cpus = coalesce(?5, cpus), l3_json = coalesce(?6, l3_json), "
+	    "disks_json = coalesce(?7, disks_json), sched_state = coalesce(?8, sched_state), "
+	    "sched_ops = CASE WHEN ?8 IS NULL THEN sched_ops ELSE ?9 END, "
+	    "agent_version = coalesce(?10, agent_version), last_start_ms = ?11, last_end_ms = ?12 "
+	    "WHERE id = ?1 AND last_start_ms <= ?11",
+	[STORE_SQLITE_REPORT_INSERT] =
+	    "INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
+	    "host_hist, series, iocost, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+	    "ON CONFLICT (host_id, seq) DO NOTHING",
 	[STORE_SQLITE_DIRTY_INSERT] = "INSERT OR IGNORE INTO rollup_dirty (host_id, t) VALUES (?, ?)",
-	[STORE_SQLITE_HOSTS_ALL] = "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
-			 "sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms FROM hosts "
-			 "ORDER BY hostname, machine_id",
-	[STORE_SQLITE_HOSTS_ONE] = "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
-			 "sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms FROM hosts "
-			 "WHERE machine_id = ?",
-	[STORE_SQLITE_REPORTS] = "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
-		       "ORDER BY seq",
-	[STORE_SQLITE_SCAN_RAW_HOST] = "SELECT " RAW_COLS " FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
-			     "ORDER BY start_ms",
+	[STORE_SQLITE_HOSTS_ALL] =
+	    "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
+	    "sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms FROM hosts "
+	    "ORDER BY hostname, machine_id",
+	[STORE_SQLITE_HOSTS_ONE] =
+	    "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
+	    "sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms FROM hosts "
+	    "WHERE machine_id = ?",
+	[STORE_SQLITE_REPORTS] =
+	    "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
+	    "ORDER BY seq",
+	[STORE_SQLITE_SCAN_RAW_HOST] =
+	    "SELECT " RAW_COLS " FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
+	    "ORDER BY start_ms",
 	[STORE_SQLITE_SCAN_RAW_ALL] = "SELECT " RAW_COLS " FROM reports WHERE start_ms >= ? AND start_ms < ?",
-	[STORE_SQLITE_SCAN_ROLL_HOST] = "SELECT " ROW_COLS " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? AND t < ? "
-			      "ORDER BY t",
+	[STORE_SQLITE_SCAN_ROLL_HOST] =
+	    "SELECT " ROW_COLS " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? AND t < ? "
+	    "ORDER BY t",
 	[STORE_SQLITE_SCAN_ROLL_ALL] = "SELECT " ROW_COLS " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
-	[STORE_SQLITE_SCAN_RAW_HOST_H] = "SELECT " RAW_COLS_H " FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
-			       "ORDER BY start_ms",
+	[STORE_SQLITE_SCAN_RAW_HOST_H] =
+	    "SELECT " RAW_COLS_H " FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
+	    "ORDER BY start_ms",
 	[STORE_SQLITE_SCAN_RAW_ALL_H] = "SELECT " RAW_COLS_H " FROM reports WHERE start_ms >= ? AND start_ms < ?",
-	[STORE_SQLITE_SCAN_ROLL_HOST_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? "
-				"AND t < ? ORDER BY t",
+	[STORE_SQLITE_SCAN_ROLL_HOST_H] =
+	    "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? "
+	    "AND t < ? ORDER BY t",
 	[STORE_SQLITE_SCAN_ROLL_ALL_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
 	[STORE_SQLITE_LATEST] = "SELECT " RAW_COLS " FROM reports "
-		      "WHERE host_id = ? ORDER BY start_ms DESC LIMIT 1",
+				"WHERE host_id = ? ORDER BY start_ms DESC LIMIT 1",
 	[STORE_SQLITE_HOSTS_IN_RAW] = "SELECT DISTINCT host_id FROM reports WHERE start_ms >= ? AND start_ms < ?",
 	[STORE_SQLITE_HOSTS_IN_ROLL] = "SELECT DISTINCT host_id FROM rollups WHERE level = ? AND t >= ? AND t < ?",
-	[STORE_SQLITE_FLEET_SCAN] = "SELECT t, key, hosts, hist FROM fleet_rollups WHERE level = ? AND dim = ? AND t >= ? "
-			  "AND t < ? ORDER BY t",
-	[STORE_SQLITE_ROLLUP_PUT] = "INSERT OR REPLACE INTO rollups (level, " ROW_COLS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-	[STORE_SQLITE_FLEET_PUT] = "INSERT OR REPLACE INTO fleet_rollups (level, t, dim, key, hosts, hist) VALUES (?, ?, ?, ?, ?, ?)",
+	[STORE_SQLITE_FLEET_SCAN] =
+	    "SELECT t, key, hosts, hist FROM fleet_rollups WHERE level = ? AND dim = ? AND t >= ? "
+	    "AND t < ? ORDER BY t",
+	[STORE_SQLITE_ROLLUP_PUT] =
+	    "INSERT OR REPLACE INTO rollups (level, " ROW_COLS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	[STORE_SQLITE_FLEET_PUT] =
+	    "INSERT OR REPLACE INTO fleet_rollups (level, t, dim, key, hosts, hist) VALUES (?, ?, ?, ?, ?, ?)",
 	[STORE_SQLITE_FLEET_DEL] = "DELETE FROM fleet_rollups WHERE level = ? AND t = ? AND dim = ? AND key = ?",
 	[STORE_SQLITE_DIRTY_SELECT] = "SELECT host_id, t FROM rollup_dirty ORDER BY t LIMIT ?",
 	[STORE_SQLITE_DIRTY_DELETE] = "DELETE FROM rollup_dirty WHERE host_id = ? AND t = ?",
 	/* A raw row whose minute waits for a redo (a late report committed after this
 	 * round's redo) stays until that redo has read it, as on PostgreSQL. */
-	[STORE_SQLITE_EXPIRE_RAW] = "DELETE FROM reports WHERE rowid IN (SELECT rowid FROM reports r WHERE start_ms < ? "
-			  "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "
-			  "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT ?)",
-	[STORE_SQLITE_EXPIRE_ROLL] = "DELETE FROM rollups WHERE rowid IN (SELECT rowid FROM rollups WHERE level = ? AND t < ? "
-			   "LIMIT ?)",
+	[STORE_SQLITE_EXPIRE_RAW] =
+	    "DELETE FROM reports WHERE rowid IN (SELECT rowid FROM reports r WHERE start_ms < ? "
+	    "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "
+	    "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT ?)",
+	[STORE_SQLITE_EXPIRE_ROLL] =
+	    "DELETE FROM rollups WHERE rowid IN (SELECT rowid FROM rollups WHERE level = ? AND t < ? "
+	    "LIMIT ?)",
 	[STORE_SQLITE_EXPIRE_FLEET] = "DELETE FROM fleet_rollups WHERE level = ? AND t < ?",
 	[STORE_SQLITE_META_GET] = "SELECT value FROM server_meta WHERE key = ?",
 	[STORE_SQLITE_META_PUT] = "INSERT OR REPLACE INTO server_meta (key, value) VALUES (?, ?)",
@@ -196,8 +211,8 @@ static int put_one(struct store_sqlite *s, const struct report *r, int64_t now_m
 	return 0;
 }
 
-static int store_sqlite_put_reports(struct store *base, struct report *const *reps, size_t n, int *results, int64_t now_ms,
-			  int64_t minute_mark)
+static int store_sqlite_put_reports(struct store *base, struct report *const *reps, size_t n, int *results,
+				    int64_t now_ms, int64_t minute_mark)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 
@@ -259,7 +274,7 @@ static int store_sqlite_rollup_put(struct store *base, enum store_level lv, cons
 }
 
 static int store_sqlite_fleet_put(struct store *base, enum store_level lv, int64_t t, const char *dim, const char *key,
-			int64_t hosts, const struct blob *hist)
+				  int64_t hosts, const struct blob *hist)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 	sqlite3_stmt *st = store_sqlite_stmt(s, hist && hist->len ? STORE_SQLITE_FLEET_PUT : STORE_SQLITE_FLEET_DEL);
@@ -282,7 +297,7 @@ static int store_sqlite_dirty_take(struct store *base, int max, store_id_fn fn, 
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_DIRTY_SELECT), *del;
-	int64_t (*ids)[2] = calloc((size_t)max, sizeof(*ids));
+	int64_t(*ids)[2] = calloc((size_t)max, sizeof(*ids));
 	int n = 0, rc = 0;
 
 	if (!ids)
@@ -464,8 +479,10 @@ struct store *store_sqlite_open(const char *path, char *err, size_t errlen)
 	/* A commit that crosses the auto-checkpoint size would copy the WAL into
 	 * the database inside the ingest writer's acknowledgement path; the
 	 * writer checkpoints after answering instead (maintain). */
-	if (sqlite3_exec(s->db, "PRAGMA synchronous=FULL; PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY; "
-				"PRAGMA wal_autocheckpoint=0", NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite3_exec(s->db,
+			 "PRAGMA synchronous=FULL; PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY; "
+			 "PRAGMA wal_autocheckpoint=0",
+			 NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	sqlite3_wal_hook(s->db, store_sqlite_wal_hook, s);
 	for (int i = 0; i < STORE_SQLITE_COUNT; i++)

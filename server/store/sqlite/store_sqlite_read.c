@@ -110,8 +110,10 @@ static int scan(struct store *base, enum store_level lv, int64_t host_id, int64_
 {
 	static const enum store_sqlite_stmt which[2][2][2] = {
 		/* [hist_only][rollup][all hosts] */
-		{ { STORE_SQLITE_SCAN_RAW_HOST, STORE_SQLITE_SCAN_RAW_ALL }, { STORE_SQLITE_SCAN_ROLL_HOST, STORE_SQLITE_SCAN_ROLL_ALL } },
-		{ { STORE_SQLITE_SCAN_RAW_HOST_H, STORE_SQLITE_SCAN_RAW_ALL_H }, { STORE_SQLITE_SCAN_ROLL_HOST_H, STORE_SQLITE_SCAN_ROLL_ALL_H } },
+		{ { STORE_SQLITE_SCAN_RAW_HOST, STORE_SQLITE_SCAN_RAW_ALL },
+		  { STORE_SQLITE_SCAN_ROLL_HOST, STORE_SQLITE_SCAN_ROLL_ALL } },
+		{ { STORE_SQLITE_SCAN_RAW_HOST_H, STORE_SQLITE_SCAN_RAW_ALL_H },
+		  { STORE_SQLITE_SCAN_ROLL_HOST_H, STORE_SQLITE_SCAN_ROLL_ALL_H } },
 	};
 	struct store_sqlite *s = (struct store_sqlite *)base;
 	sqlite3_stmt *st = store_sqlite_stmt(s, which[hist_only][lv != STORE_RAW][host_id < 0]);
@@ -126,14 +128,14 @@ static int scan(struct store *base, enum store_level lv, int64_t host_id, int64_
 	return walk_rows(st, lv == STORE_RAW ? 0 : lv == STORE_MINUTE ? STORE_MINUTE_MS : STORE_HOUR_MS, fn, arg);
 }
 
-int store_sqlite_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
-	    void *arg)
+int store_sqlite_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to,
+		      store_row_fn fn, void *arg)
 {
 	return scan(base, lv, host_id, from, to, false, fn, arg);
 }
 
-int store_sqlite_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
-		 void *arg)
+int store_sqlite_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to,
+			   store_row_fn fn, void *arg)
 {
 	return scan(base, lv, host_id, from, to, true, fn, arg);
 }
@@ -168,7 +170,7 @@ int store_sqlite_hosts_in(struct store *base, enum store_level lv, int64_t from,
 }
 
 int store_sqlite_fleet_scan(struct store *base, enum store_level lv, const char *dim, int64_t from, int64_t to,
-		  store_fleet_fn fn, void *arg)
+			    store_fleet_fn fn, void *arg)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_FLEET_SCAN);

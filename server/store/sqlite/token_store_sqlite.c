@@ -16,7 +16,8 @@ static sqlite3 *db_of(struct token_store *ts)
 	return ((struct token_sqlite_tokens *)ts)->db;
 }
 
-static int token_sqlite_add(struct token_store *ts, const char *name, const char *scope, char *out, char *err, size_t errlen)
+static int token_sqlite_add(struct token_store *ts, const char *name, const char *scope, char *out, char *err,
+			    size_t errlen)
 {
 	return auth_token_add(db_of(ts), name, scope, out, err, errlen);
 }
@@ -36,9 +37,10 @@ static int token_sqlite_check(struct token_store *ts, const char *hash, const ch
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
-	if (sqlite3_prepare_v2(db_of(ts),
-			       "SELECT 1 FROM tokens WHERE hash = ? AND revoked_ms IS NULL AND (scope = ? OR scope = 'admin')",
-			       -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		db_of(ts),
+		"SELECT 1 FROM tokens WHERE hash = ? AND revoked_ms IS NULL AND (scope = ? OR scope = 'admin')", -1,
+		&st, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, scope, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);

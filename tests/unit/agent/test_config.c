@@ -90,19 +90,21 @@ static void test_config_unknown_section_is_an_error(void **state)
 	char err[512] = "";
 
 	config_defaults(&c);
-	assert_int_equal(config_load_file(&c, write_file("c.conf", "[server]\nserver = http://a\n"), true, err,
-					  sizeof(err)), -1);
+	assert_int_equal(
+	    config_load_file(&c, write_file("c.conf", "[server]\nserver = http://a\n"), true, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "unknown section [server]"));
 }
 
 static void test_config_bad_values(void **state)
 {
 	static const char *const bad[][2] = {
-		{ "interval", "0" }, { "interval", "ten" }, { "interval", "-1" }, { "interval", "3601" },
-		{ "interval", "" }, { "spool_max_bytes", "12Q" }, { "spool_max_bytes", "100" },
-		{ "spool_max_bytes", "99999999G" }, { "cgroup_depth", "17" }, { "server", "ftp://x" },
-		{ "server", "schedio:8080" }, { "spool_dir", "relative/path" }, { "ca_file", "ca.pem" },
-		{ "backoff_max", "0" },
+		{ "interval", "0" },          { "interval", "ten" },
+		{ "interval", "-1" },         { "interval", "3601" },
+		{ "interval", "" },           { "spool_max_bytes", "12Q" },
+		{ "spool_max_bytes", "100" }, { "spool_max_bytes", "99999999G" },
+		{ "cgroup_depth", "17" },     { "server", "ftp://x" },
+		{ "server", "schedio:8080" }, { "spool_dir", "relative/path" },
+		{ "ca_file", "ca.pem" },      { "backoff_max", "0" },
 	};
 	struct agent_config c;
 	char err[512];
@@ -125,8 +127,9 @@ static void test_config_bad_value_in_file_names_line(void **state)
 	char err[512] = "";
 
 	config_defaults(&c);
-	assert_int_equal(config_load_file(&c, write_file("d.conf", "server = http://a\ninterval = soon\n"), true, err,
-					  sizeof(err)), -1);
+	assert_int_equal(
+	    config_load_file(&c, write_file("d.conf", "server = http://a\ninterval = soon\n"), true, err, sizeof(err)),
+	    -1);
 	assert_non_null(strstr(err, "d.conf:2: interval wants whole seconds"));
 }
 

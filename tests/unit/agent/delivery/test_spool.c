@@ -123,7 +123,7 @@ static void test_spool_survives_truncated_tail(void **state)
 	sp = open_spool(dir, 1 << 20);
 	assert_int_equal(spool_count(sp), 2);
 	assert_int_equal(access(path, F_OK), -1);
-	assert_int_equal(spool_last_seq(sp), 3); /* its seq is never reused */
+	assert_int_equal(spool_last_seq(sp), 3);       /* its seq is never reused */
 	assert_int_equal(spool_drop_count(sp, 10), 1); /* and the loss is reported, not silent */
 	assert_int_equal(peek_seq(sp, NULL), 1);
 	spool_close(sp);

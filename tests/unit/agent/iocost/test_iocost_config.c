@@ -14,10 +14,10 @@
 #include "agent/iocost/iocost_config.h"
 
 static const char model_text[] =
-	"254:0 ctrl=user model=linear rbps=40000000 rseqiops=2000 rrandiops=1000 wbps=40000000 wseqiops=2000 "
-	"wrandiops=1000\n"
-	"259:0 ctrl=auto model=linear rbps=2706339840 rseqiops=89698 rrandiops=110036 wbps=1063126016 "
-	"wseqiops=135560 wrandiops=130734\n";
+    "254:0 ctrl=user model=linear rbps=40000000 rseqiops=2000 rrandiops=1000 wbps=40000000 wseqiops=2000 "
+    "wrandiops=1000\n"
+    "259:0 ctrl=auto model=linear rbps=2706339840 rseqiops=89698 rrandiops=110036 wbps=1063126016 "
+    "wseqiops=135560 wrandiops=130734\n";
 static const char qos_text[] = "254:0 enable=1 ctrl=user rpct=95.00 rlat=25000 wpct=95.00 wlat=25000 min=100.00 "
 			       "max=100.00\n"
 			       "259:0 enable=0 ctrl=auto rpct=0.00 rlat=250000 wpct=0.00 wlat=250000 min=1.00 "
@@ -71,15 +71,15 @@ static void test_conf_skips_malformed_lines(void **state)
 	const struct iocost_config_dev *d;
 	cJSON *j;
 
-	iocost_config_parse("254:0\n"                                  /* no keys */
-			  "254:0 enable\n"                           /* no value */
-			  "x:0 enable=1\n"                           /* bad device */
-			  "254:1 Enable=1\n"                         /* keys are lowercase */
-			  "254:2 a=b=c\n"                            /* two '=' */
-			  "254:3 averyveryverylongkey=1\n"           /* key too long */
-			  "254:4 k=0x1f n=inf e=1e9 m=-3.5 d=1.2.3\n" /* fine: only decimals become numbers */
-			  "254:4 enable=1\n",                        /* duplicate device */
-			  c);
+	iocost_config_parse("254:0\n"                                   /* no keys */
+			    "254:0 enable\n"                            /* no value */
+			    "x:0 enable=1\n"                            /* bad device */
+			    "254:1 Enable=1\n"                          /* keys are lowercase */
+			    "254:2 a=b=c\n"                             /* two '=' */
+			    "254:3 averyveryverylongkey=1\n"            /* key too long */
+			    "254:4 k=0x1f n=inf e=1e9 m=-3.5 d=1.2.3\n" /* fine: only decimals become numbers */
+			    "254:4 enable=1\n",                         /* duplicate device */
+			    c);
 	assert_int_equal(c->bad_lines, 7);
 	assert_int_equal(c->n, 1);
 	d = iocost_config_find(c, 254, 4);

@@ -13,9 +13,9 @@
 
 /* A cgroup's io.stat on 6.1 with iocost enabled on vda and blkcg debug stats on. */
 static const char stat_iocost[] =
-	"254:16 rbytes=1048576 wbytes=0 rios=256 wios=0 dbytes=0 dios=0\n"
-	"254:0 rbytes=27570176 wbytes=4096 rios=6731 wios=1 dbytes=0 dios=0 cost.usage=6629003 cost.wait=1200 "
-	"cost.indebt=30 cost.indelay=7\n";
+    "254:16 rbytes=1048576 wbytes=0 rios=256 wios=0 dbytes=0 dios=0\n"
+    "254:0 rbytes=27570176 wbytes=4096 rios=6731 wios=1 dbytes=0 dios=0 cost.usage=6629003 cost.wait=1200 "
+    "cost.indebt=30 cost.indelay=7\n";
 
 static void test_iostat_reads_cost_fields(void **state)
 {
@@ -63,16 +63,16 @@ static void test_iostat_skips_malformed_lines(void **state)
 	struct iostat st;
 
 	iostat_parse("garbage\n"
-		     "254:0 rbytes=12 rios=x\n"                /* bad number for a known key */
-		     "254: rbytes=1\n"                         /* no minor */
-		     "8:0rbytes=1\n"                           /* no separator */
-		     "8:0 rbytes=99999999999999999999999\n"    /* overflows u64 */
-		     "8:0 cost.vrate=-1\n"                     /* not a percentage */
-		     "8:16 =5 rios=1\n"                        /* empty key */
-		     "\n\n   \n"                               /* blank lines are not malformed */
+		     "254:0 rbytes=12 rios=x\n"             /* bad number for a known key */
+		     "254: rbytes=1\n"                      /* no minor */
+		     "8:0rbytes=1\n"                        /* no separator */
+		     "8:0 rbytes=99999999999999999999999\n" /* overflows u64 */
+		     "8:0 cost.vrate=-1\n"                  /* not a percentage */
+		     "8:16 =5 rios=1\n"                     /* empty key */
+		     "\n\n   \n"                            /* blank lines are not malformed */
 		     "8:32 rbytes=5 rios=1\n"
-		     "8:32 rbytes=6\n"                         /* duplicate device */
-		     "9:0 rbytes=7",                           /* last line without newline */
+		     "8:32 rbytes=6\n" /* duplicate device */
+		     "9:0 rbytes=7",   /* last line without newline */
 		     &st);
 	assert_int_equal(st.bad_lines, 8);
 	assert_int_equal(st.n, 2);
@@ -110,13 +110,13 @@ static void test_ioweight_skips_malformed_lines(void **state)
 {
 	struct ioweight w;
 
-	iostat_weight_parse("default 0\n"     /* below CGROUP_WEIGHT_MIN */
-		       "default abc\n"
-		       "254:0 10001\n"   /* above CGROUP_WEIGHT_MAX */
-		       "254:0\n"
-		       "nonsense line\n"
-		       "8:0 200\n",
-		       &w);
+	iostat_weight_parse("default 0\n" /* below CGROUP_WEIGHT_MIN */
+			    "default abc\n"
+			    "254:0 10001\n" /* above CGROUP_WEIGHT_MAX */
+			    "254:0\n"
+			    "nonsense line\n"
+			    "8:0 200\n",
+			    &w);
 	assert_int_equal(w.bad_lines, 5);
 	assert_int_equal(w.dflt, 100);
 	assert_int_equal(iostat_weight_effective(&w, 8, 0), 200);

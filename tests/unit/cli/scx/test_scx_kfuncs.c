@@ -35,14 +35,14 @@ static struct btf *btf_with(const char *const *names, enum btf_func_linkage link
 	return btf;
 }
 
-static const char *const kernel_6_12[] = { "scx_bpf_dispatch",	     "scx_bpf_consume",
+static const char *const kernel_6_12[] = { "scx_bpf_dispatch",       "scx_bpf_consume",
 					   "scx_bpf_create_dsq",     "scx_bpf_kick_cpu",
 					   "scx_bpf_select_cpu_dfl", "scx_bpf_dsq_nr_queued",
-					   "scx_bpf_task_cpu",	     NULL };
-static const char *const kernel_7[] = { "scx_bpf_dsq_insert",	  "scx_bpf_dsq_move_to_local",
-					"scx_bpf_create_dsq",	  "scx_bpf_kick_cpu",
+					   "scx_bpf_task_cpu",       NULL };
+static const char *const kernel_7[] = { "scx_bpf_dsq_insert",     "scx_bpf_dsq_move_to_local",
+					"scx_bpf_create_dsq",     "scx_bpf_kick_cpu",
 					"scx_bpf_select_cpu_dfl", "scx_bpf_dsq_nr_queued",
-					"scx_bpf_task_cpu",	  NULL };
+					"scx_bpf_task_cpu",       NULL };
 
 static void test_scx_kfuncs_missing_by_name(void **state)
 {

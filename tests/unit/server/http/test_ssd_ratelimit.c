@@ -37,7 +37,7 @@ static void test_full_table_reuses_the_oldest(void **state)
 	assert_true(ssd_ratelimit_take(rl, "b", 2, &retry));
 	assert_false(ssd_ratelimit_take(rl, "b", 3, &retry));
 	assert_true(retry >= 59);
-	assert_true(ssd_ratelimit_take(rl, "c", 4, &retry)); /* takes a's slot */
+	assert_true(ssd_ratelimit_take(rl, "c", 4, &retry));  /* takes a's slot */
 	assert_false(ssd_ratelimit_take(rl, "b", 5, &retry)); /* b is still remembered */
 	ssd_ratelimit_free(rl);
 }

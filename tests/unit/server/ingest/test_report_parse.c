@@ -13,8 +13,9 @@
 #include "server/ingest/report_parse.h"
 #include "server/series/runqlat_set.h"
 
-#define HEAD "{\"schema\":\"schedio.report.v1\",\"seq\":3,\"host\":{\"id\":\"m1\",\"hostname\":\"h1\"}," \
-	     "\"interval\":{\"start_ms\":1000,\"end_ms\":11000}"
+#define HEAD                                                                                                           \
+	"{\"schema\":\"schedio.report.v1\",\"seq\":3,\"host\":{\"id\":\"m1\",\"hostname\":\"h1\"},"                    \
+	"\"interval\":{\"start_ms\":1000,\"end_ms\":11000}"
 
 static int parse(const char *body, struct report *rep, char *err)
 {
@@ -24,12 +25,12 @@ static int parse(const char *body, struct report *rep, char *err)
 static void test_report_valid_decodes_to_what_was_sent(void **state)
 {
 	const char *body = HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
-			   "\"cgroups\":[{\"path\":\"/a\",\"count\":6,\"buckets\":[[40,1],[10,2],[40,3]]}]},"
-			   "\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"rusty\"},"
-			   "\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"model\":\"SSD X\",\"enabled\":true,"
-			   "\"model\":{\"ctrl\":\"user\"},\"vrate_pct\":99.5}],"
-			   "\"cgroups\":[{\"path\":\"/a\",\"dev\":\"8:0\",\"weight\":100,\"usage_pct\":12.25}]},"
-			   "\"unknown_field\":{\"ignored\":true}}";
+				"\"cgroups\":[{\"path\":\"/a\",\"count\":6,\"buckets\":[[40,1],[10,2],[40,3]]}]},"
+				"\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"rusty\"},"
+				"\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"model\":\"SSD X\",\"enabled\":true,"
+				"\"model\":{\"ctrl\":\"user\"},\"vrate_pct\":99.5}],"
+				"\"cgroups\":[{\"path\":\"/a\",\"dev\":\"8:0\",\"weight\":100,\"usage_pct\":12.25}]},"
+				"\"unknown_field\":{\"ignored\":true}}";
 	struct report rep;
 	struct runqlat_set s = { 0 };
 	struct iocost_set io = { 0 };
@@ -96,29 +97,38 @@ static void test_report_bad_input_names_the_problem(void **state)
 	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"hostname\":\"b\"},\"interval\":{}}", 400,
 	       "missing required field host.id");
 	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\"},"
-	       "\"interval\":{\"start_ms\":1}}", 400, "missing required field interval.end_ms");
+	       "\"interval\":{\"start_ms\":1}}",
+	       400, "missing required field interval.end_ms");
 	expect("{\"schema\":\"schedio.report.v1\",\"seq\":\"1\"}", 400, "seq must be an integer");
 	expect("{\"schema\":\"schedio.report.v1\",\"seq\":0}", 400, "seq is out of range");
 	expect("{\"schema\":\"schedio.report.v2\",\"seq\":1}", 422, "unknown report schema");
 	expect(HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":5,\"max_value_power\":36}}}", 422,
 	       "unknown histogram layout");
 	expect(HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
-		    "\"cgroups\":[{\"path\":\"/\",\"buckets\":[[528,1]]}]}}", 400, "runqlat.cgroups[0].buckets[0]");
-	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\",\"cpus\":\"two\"},"
-	       "\"interval\":{\"start_ms\":1,\"end_ms\":2}}", 400, "host.cpus must be an integer");
+		    "\"cgroups\":[{\"path\":\"/\",\"buckets\":[[528,1]]}]}}",
+	       400, "runqlat.cgroups[0].buckets[0]");
+	expect(
+	    "{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\",\"cpus\":\"two\"},"
+	    "\"interval\":{\"start_ms\":1,\"end_ms\":2}}",
+	    400, "host.cpus must be an integer");
 	expect(HEAD ",\"iocost\":{\"cgroups\":[{\"path\":\"/\"}]}}", 400, "iocost.cgroups[0].dev");
 	/* strings must be well-formed UTF-8: a stray continuation byte, an overlong
 	 * form, a surrogate, a code point past U+10FFFF, a sequence cut short */
-	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\x80\"}}", 400, "UTF-8");
-	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xc0\xaf\"}}", 400, "UTF-8");
-	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xed\xa0\x80\"}}", 400,
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\x80\"}}", 400,
 	       "UTF-8");
-	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xf4\x90\x80\x80\"}}", 400,
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xc0\xaf\"}}", 400,
 	       "UTF-8");
-	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xe2\x82\"}}", 400, "UTF-8");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xed\xa0\x80\"}}",
+	       400, "UTF-8");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xf4\x90\x80\x80\"}}",
+	       400, "UTF-8");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"\xe2\x82\"}}", 400,
+	       "UTF-8");
 	memset(big, 'x', sizeof(big));
-	snprintf(big, sizeof(big), HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
-				       "\"cgroups\":[{\"path\":\"/%05000d\"}]}}", 0);
+	snprintf(big, sizeof(big),
+		 HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+		      "\"cgroups\":[{\"path\":\"/%05000d\"}]}}",
+		 0);
 	expect(big, 400, "limit of 4096 bytes");
 }
 
@@ -142,11 +152,13 @@ static void test_report_delivery_dropped(void **state)
 	expect(HEAD ",\"delivery\":[1]}", 400, "delivery must be an object");
 }
 
-#define RQ "\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36}," \
-	   "\"cpus\":[{\"cpu\":0,\"count\":10,\"buckets\":[[20,4],[60,6]]}],"
-#define HEAD_K(k) "{\"schema\":\"schedio.report.v1\",\"seq\":3,\"host\":{\"id\":\"m1\",\"hostname\":\"h1\"," \
-		  "\"kernel\":\"" k "\"},\"interval\":{\"start_ms\":1000,\"end_ms\":11000}," \
-		  "\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"scx_fifo\"},"
+#define RQ                                                                                                             \
+	"\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"                                       \
+	"\"cpus\":[{\"cpu\":0,\"count\":10,\"buckets\":[[20,4],[60,6]]}],"
+#define HEAD_K(k)                                                                                                      \
+	"{\"schema\":\"schedio.report.v1\",\"seq\":3,\"host\":{\"id\":\"m1\",\"hostname\":\"h1\","                     \
+	"\"kernel\":\"" k "\"},\"interval\":{\"start_ms\":1000,\"end_ms\":11000},"                                     \
+	"\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"scx_fifo\"},"
 
 /* The split of body's host_hist, as runqlat_set_add_sched yields it. */
 static void split_of(const char *body, struct runqlat_set *got)
@@ -166,8 +178,9 @@ static void test_report_by_scheduler_splits_the_host(void **state)
 	struct runqlat_set got = { 0 };
 
 	split_of(HEAD_K("6.12.0-amd64") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":4,\"buckets\":[[20,4]]},"
-		 "{\"ops\":\"scx_fifo\",\"count\":2,\"buckets\":[[60,2]],\"p50_ns\":1},"
-		 "{\"ops\":\"scx_fifo\",\"count\":4,\"buckets\":[[60,4]]}]}}", &got);
+					   "{\"ops\":\"scx_fifo\",\"count\":2,\"buckets\":[[60,2]],\"p50_ns\":1},"
+					   "{\"ops\":\"scx_fifo\",\"count\":4,\"buckets\":[[60,4]]}]}}",
+		 &got);
 	assert_int_equal(got.n, 2);
 	assert_string_equal(got.v[0]->key, "eevdf");
 	assert_int_equal(got.v[0]->count, 4);
@@ -177,7 +190,8 @@ static void test_report_by_scheduler_splits_the_host(void **state)
 	assert_int_equal(got.v[1]->buckets[60], 6);
 	runqlat_set_free(&got);
 	split_of(HEAD_K("5.15.0") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":4,\"buckets\":[[20,4]]},"
-		 "{\"ops\":\"scx_fifo\",\"count\":6,\"buckets\":[[60,6]]}]}}", &got);
+				     "{\"ops\":\"scx_fifo\",\"count\":6,\"buckets\":[[60,6]]}]}}",
+		 &got);
 	assert_int_equal(got.n, 2);
 	assert_string_equal(got.v[0]->key, "fair");
 	runqlat_set_free(&got);

@@ -67,11 +67,12 @@ static void test_hwdb_entry_lists_preferred_first(void **state)
 	rec.solutions[2] = solution("rlat-99-q1");
 	assert_int_equal(ssd_config_hwdb_entry("Samsung SSD 970 EVO 500GB", "2B2QEXE7", &rec, &buf, &len, &cap), 0);
 	assert_int_equal(len, strlen(buf));
-	assert_non_null(strstr(buf, "\nblock:*:name:Samsung SSD 970 EVO 500GB:fwrev:2B2QEXE7:\n"
-				    " IOCOST_SOLUTIONS=isolation naive rlat-99-q1\n"
-				    " IOCOST_MODEL_ISOLATION=rbps=1215197792 rseqiops=124555 rrandiops=138950 "
-				    "wbps=759026515 wseqiops=169949 wrandiops=40891\n"
-				    " IOCOST_QOS_ISOLATION=rpct=99.00 rlat=5210 wpct=95.50 wlat=43888 min=75.25 max=100.00\n"));
+	assert_non_null(
+	    strstr(buf, "\nblock:*:name:Samsung SSD 970 EVO 500GB:fwrev:2B2QEXE7:\n"
+			" IOCOST_SOLUTIONS=isolation naive rlat-99-q1\n"
+			" IOCOST_MODEL_ISOLATION=rbps=1215197792 rseqiops=124555 rrandiops=138950 "
+			"wbps=759026515 wseqiops=169949 wrandiops=40891\n"
+			" IOCOST_QOS_ISOLATION=rpct=99.00 rlat=5210 wpct=95.50 wlat=43888 min=75.25 max=100.00\n"));
 	assert_non_null(strstr(buf, " IOCOST_QOS_RLAT-99-Q1=rpct=99.00"));
 	assert_int_equal(buf[0], '#');
 	assert_string_equal(buf + len - 2, "\n\n");

@@ -24,11 +24,12 @@ static cJSON *parse(const char *s)
 
 static void test_keeps_what_is_read(void **state)
 {
-	cJSON *jobs = parse(" [ {\"spec\":{\"kind\":\"iocost-qos\"},\"sysinfo\":{\"a\":1},\"record\":[1,2],"
-			    "\"result\":{\"big\":[1.5e3,-2,true,false,null,\"x\\u00e9\\ud83d\\ude00\"]}},"
-			    "{\"result\":{\"solutions\":{}},\"spec\":{\"kind\":\"iocost-tune\"},\"period\":[1,2]},"
-			    "{\"spec\":{\"kind\":\"iocost-params\"},\"record\":{\"model\":{}},\"spec\":{\"kind\":\"x\"}},"
-			    "7, {} ] \n");
+	cJSON *jobs =
+	    parse(" [ {\"spec\":{\"kind\":\"iocost-qos\"},\"sysinfo\":{\"a\":1},\"record\":[1,2],"
+		  "\"result\":{\"big\":[1.5e3,-2,true,false,null,\"x\\u00e9\\ud83d\\ude00\"]}},"
+		  "{\"result\":{\"solutions\":{}},\"spec\":{\"kind\":\"iocost-tune\"},\"period\":[1,2]},"
+		  "{\"spec\":{\"kind\":\"iocost-params\"},\"record\":{\"model\":{}},\"spec\":{\"kind\":\"x\"}},"
+		  "7, {} ] \n");
 	cJSON *qos, *tune, *params;
 
 	assert_non_null(jobs);

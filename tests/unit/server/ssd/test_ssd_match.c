@@ -141,13 +141,13 @@ static void test_disk_lookup_through_the_store(void **state)
 	/* the hosts API's disk objects, annotated in place */
 	{
 		cJSON *disks = cJSON_Parse(
-			"[{\"dev\":\"259:0\",\"model\":\"Test SSD 1TB  \",\"fwrev\":\"FW2\",\"iocost\":{\"enabled\":true,"
-			"\"model\":{\"ctrl\":\"user\",\"rbps\":2000,\"rseqiops\":100,\"rrandiops\":200,\"wbps\":500,"
-			"\"wseqiops\":50,\"wrandiops\":60},\"qos\":{\"enable\":1,\"rpct\":95,\"rlat\":1000,\"wpct\":90.5,"
-			"\"wlat\":2000,\"min\":60,\"max\":100}}},"
-			"{\"dev\":\"8:0\",\"model\":\"Test SSD 1TB\",\"fwrev\":\"FW1\",\"iocost_enabled\":false},"
-			"{\"dev\":\"8:16\",\"model\":\"QEMU HARDDISK\",\"recommendation\":\"stale\"},"
-			"{\"dev\":\"8:32\"}, 7]");
+		    "[{\"dev\":\"259:0\",\"model\":\"Test SSD 1TB  \",\"fwrev\":\"FW2\",\"iocost\":{\"enabled\":true,"
+		    "\"model\":{\"ctrl\":\"user\",\"rbps\":2000,\"rseqiops\":100,\"rrandiops\":200,\"wbps\":500,"
+		    "\"wseqiops\":50,\"wrandiops\":60},\"qos\":{\"enable\":1,\"rpct\":95,\"rlat\":1000,\"wpct\":90.5,"
+		    "\"wlat\":2000,\"min\":60,\"max\":100}}},"
+		    "{\"dev\":\"8:0\",\"model\":\"Test SSD 1TB\",\"fwrev\":\"FW1\",\"iocost_enabled\":false},"
+		    "{\"dev\":\"8:16\",\"model\":\"QEMU HARDDISK\",\"recommendation\":\"stale\"},"
+		    "{\"dev\":\"8:32\"}, 7]");
 
 		struct ssd_match_cache cache = { 0 };
 
@@ -155,13 +155,16 @@ static void test_disk_lookup_through_the_store(void **state)
 		for (int pass = 0; pass < 3; pass++) {
 			assert_int_equal(ssd_match_annotate_disks(st, disks, pass ? &cache : NULL), 0);
 			assert_string_equal(
-				cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 0), "recommendation")->valuestring, "in_use");
+			    cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 0), "recommendation")->valuestring, "in_use");
 			assert_string_equal(
-				cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 1), "recommendation")->valuestring, "differs");
+			    cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 1), "recommendation")->valuestring,
+			    "differs");
 			assert_string_equal(
-				cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 2), "recommendation")->valuestring, "no_data");
+			    cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 2), "recommendation")->valuestring,
+			    "no_data");
 			assert_string_equal(
-				cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 3), "recommendation")->valuestring, "no_data");
+			    cJSON_GetObjectItem(cJSON_GetArrayItem(disks, 3), "recommendation")->valuestring,
+			    "no_data");
 		}
 		/* one entry per (trimmed model, firmware) looked up: the padded and plain names are one model */
 		assert_int_equal(cache.n, 3);

@@ -18,16 +18,16 @@
 
 /* Its md5 (5e0b9bf0...) was computed separately with Python's hashlib. */
 static const char good[] =
-	"[{\"spec\":{\"kind\":\"iocost-params\"},\"sysinfo\":{\"bench_version\":\"2.2.3 x86_64\",\"sysreqs_report\":"
-	"{\"scr_dev_model\":\" Test SSD 1TB \",\"scr_dev_fwrev\":\" FW1 \",\"scr_dev_size\":1000204886016,"
-	"\"kernel_version\":\"6.1.0-27-amd64\"}},\"record\":{\"model\":{\"rbps\":1,\"rseqiops\":2,\"rrandiops\":3,"
-	"\"wbps\":4,\"wseqiops\":5,\"wrandiops\":6},\"qos\":{\"rpct\":95.0,\"rlat\":1000,\"wpct\":90.5,\"wlat\":2000,"
-	"\"min\":60.0,\"max\":100.0}}},{\"spec\":{\"kind\":\"iocost-tune\"},\"result\":{\"solutions\":{\"naive\":"
-	"{\"model\":{\"rbps\":10,\"rseqiops\":20,\"rrandiops\":30,\"wbps\":40,\"wseqiops\":50,\"wrandiops\":60},"
-	"\"qos\":{\"rpct\":99.0,\"rlat\":500,\"wpct\":99.0,\"wlat\":600,\"min\":75.0,\"max\":100.0},"
-	"\"mem_offload_factor\":1.5,\"isol\":0.9},\"bandwidth\":{\"model\":{\"rbps\":11,\"rseqiops\":21,"
-	"\"rrandiops\":31,\"wbps\":41,\"wseqiops\":51,\"wrandiops\":61},\"qos\":{\"rpct\":0,\"rlat\":700,\"wpct\":0,"
-	"\"wlat\":800,\"min\":100,\"max\":100}}}}}]";
+    "[{\"spec\":{\"kind\":\"iocost-params\"},\"sysinfo\":{\"bench_version\":\"2.2.3 x86_64\",\"sysreqs_report\":"
+    "{\"scr_dev_model\":\" Test SSD 1TB \",\"scr_dev_fwrev\":\" FW1 \",\"scr_dev_size\":1000204886016,"
+    "\"kernel_version\":\"6.1.0-27-amd64\"}},\"record\":{\"model\":{\"rbps\":1,\"rseqiops\":2,\"rrandiops\":3,"
+    "\"wbps\":4,\"wseqiops\":5,\"wrandiops\":6},\"qos\":{\"rpct\":95.0,\"rlat\":1000,\"wpct\":90.5,\"wlat\":2000,"
+    "\"min\":60.0,\"max\":100.0}}},{\"spec\":{\"kind\":\"iocost-tune\"},\"result\":{\"solutions\":{\"naive\":"
+    "{\"model\":{\"rbps\":10,\"rseqiops\":20,\"rrandiops\":30,\"wbps\":40,\"wseqiops\":50,\"wrandiops\":60},"
+    "\"qos\":{\"rpct\":99.0,\"rlat\":500,\"wpct\":99.0,\"wlat\":600,\"min\":75.0,\"max\":100.0},"
+    "\"mem_offload_factor\":1.5,\"isol\":0.9},\"bandwidth\":{\"model\":{\"rbps\":11,\"rseqiops\":21,"
+    "\"rrandiops\":31,\"wbps\":41,\"wseqiops\":51,\"wrandiops\":61},\"qos\":{\"rpct\":0,\"rlat\":700,\"wpct\":0,"
+    "\"wlat\":800,\"min\":100,\"max\":100}}}}}]";
 
 static int parse(const char *text, struct ssd_result *r, char *err)
 {

@@ -107,7 +107,7 @@ static void test_store_round_trip(void **state)
 	assert_int_equal(list_n(st, "disk_O", 0, 0, &total), 1);
 	assert_int_equal(list_n(st, "%", 0, 0, &total), 0); /* no LIKE wildcards */
 	assert_int_equal(total, 0);
-	assert_int_equal(list_n(st, "k_", 0, 0, &total), 1); /* the id Disk_One */
+	assert_int_equal(list_n(st, "k_", 0, 0, &total), 1);    /* the id Disk_One */
 	assert_int_equal(list_n(st, "ot_er", 0, 0, &total), 0); /* '_' is no wildcard */
 	assert_int_equal(list_n(st, "\\", 0, 0, &total), 0);
 	assert_int_equal(list_n(st, "fw1", 0, 0, &total), 1); /* a firmware matches too */

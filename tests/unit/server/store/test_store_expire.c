@@ -78,7 +78,7 @@ static void test_store_expire_keeps_rows_queued_for_a_redo(void **state)
 	assert_non_null(db);
 	st = store_sqlite_open(file, err, sizeof(err));
 	assert_non_null(st);
-	put(st, 1, 10 * MIN + 5000, 0);          /* on time: nothing queued */
+	put(st, 1, 10 * MIN + 5000, 0);         /* on time: nothing queued */
 	put(st, 2, 20 * MIN + 5000, 100 * MIN); /* late: (m1, minute 20) queued for a redo */
 	assert_int_equal(raw_rows(st), 2);
 	assert_int_equal(expire_raw(st, 100 * MIN), 1);

@@ -1,0 +1,125 @@
+/* api_reports.c - POST /api/v1/reports, where agent reports come in. The
+ * HTTP thread does the CPU work (inflate, parse, encode blobs) and suspends
+ * the connection before queueing the job for the writer (ingest.c), so the
+ * writer can never resume a connection that is not suspended yet; the
+ * resumed request then answers with what the commit said.
+ */
+#include "server/api/api.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "common/gz.h"
+#include "server/http/auth.h"
+#include "server/ingest/ingest.h"
+#include "server/ingest/stats.h"
+#include "server/server.h"
+#include "server/store/store.h"
+
+static enum MHD_Result reject(struct http_request *req, enum stats_reject why, unsigned status, const char *msg)
+{
+	atomic_fetch_add(&req->srv->stats.rejected[why], 1);
+	return http_reply_error(req, status, "%s", msg);
+}
+
+static enum MHD_Result answer(struct http_request *req, struct ingest_job *job)
+{
+	struct stats *s = &req->srv->stats;
+	enum MHD_Result ret;
+	cJSON *doc;
+
+	if (job->result == STORE_STORED || job->result == STORE_DUPLICATE) {
+		atomic_fetch_add(job->result == STORE_STORED ? &s->accepted : &s->duplicates, 1);
+		if (job->result == STORE_STORED && job->rep.dropped > 0)
+			atomic_fetch_add(&s->agent_dropped, (uint_fast64_t)job->rep.dropped);
+		doc = cJSON_CreateObject();
+		if (doc) {
+			cJSON_AddBoolToObject(doc, "duplicate", job->result == STORE_DUPLICATE);
+			cJSON_AddNumberToObject(doc, "seq", (double)job->rep.seq);
+		}
+		ret = http_reply_json(req, MHD_HTTP_OK, doc);
+	} else if (job->result < 0) {
+		ret = reject(req, STATS_REJECT_UNAVAILABLE, MHD_HTTP_SERVICE_UNAVAILABLE,
+			     "the server is busy or shutting down; retry later");
+	} else {
+		ret = reject(req, STATS_REJECT_STORE, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     "the report could not be stored; retry later");
+	}
+	stats_latency(s, (uint64_t)(ingest_mono_us() - job->t0_us));
+	return ret;
+}
+
+static enum stats_reject reason_of(int status)
+{
+	switch (status) {
+	case 413:
+		return STATS_REJECT_TOO_LARGE;
+	case 415:
+	case 422:
+		return STATS_REJECT_UNSUPPORTED;
+	case 400:
+		return STATS_REJECT_INVALID;
+	default:
+		return STATS_REJECT_STORE;
+	}
+}
+
+enum MHD_Result api_reports_post(struct http_request *req)
+{
+	struct server *srv = req->srv;
+	struct ingest_job *job = req->state;
+	const char *enc = http_header(req, MHD_HTTP_HEADER_CONTENT_ENCODING);
+	char *inflated = NULL, err[512];
+	const char *body = req->body;
+	size_t len = req->body_len;
+	enum MHD_Result reply;
+	int status;
+
+	if (job) /* resumed by the writer after the commit */
+		return answer(req, job);
+	if (!srv->opt.open_ingest && !auth_require(req, "ingest", &reply)) {
+		atomic_fetch_add(&srv->stats.rejected[STATS_REJECT_UNAUTHORIZED], 1);
+		return reply;
+	}
+	if (enc && strcasecmp(enc, "gzip") != 0 && strcasecmp(enc, "identity") != 0)
+		return reject(req, STATS_REJECT_UNSUPPORTED, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+			      "Content-Encoding must be gzip or identity");
+	if (enc && strcasecmp(enc, "gzip") == 0) {
+		int rc = gz_inflate(req->body, req->body_len, srv->opt.max_inflated, &inflated, &len);
+
+		if (rc == -E2BIG) {
+			snprintf(err, sizeof(err), "decompressed body is larger than the limit of %zu bytes",
+				 srv->opt.max_inflated);
+			return reject(req, STATS_REJECT_TOO_LARGE, MHD_HTTP_CONTENT_TOO_LARGE, err);
+		}
+		if (rc < 0)
+			return reject(req, rc == -ENOMEM ? STATS_REJECT_UNAVAILABLE : STATS_REJECT_INVALID,
+				      rc == -ENOMEM ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_BAD_REQUEST,
+				      rc == -ENOMEM ? "out of memory" : "body is not valid gzip data");
+		body = inflated;
+	}
+	job = calloc(1, sizeof(*job));
+	if (!job) {
+		free(inflated);
+		return reject(req, STATS_REJECT_UNAVAILABLE, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
+	}
+	job->t0_us = ingest_mono_us();
+	status = report_parse(body, len, &job->rep, err, sizeof(err));
+	free(inflated);
+	if (status) {
+		ingest_job_free(job);
+		return reject(req, reason_of(status), (unsigned)status, err);
+	}
+	job->conn = req->conn;
+	req->state = job;
+	req->state_free = ingest_job_free;
+	MHD_suspend_connection(req->conn);
+	if (!ingest_submit(srv->ingest, job)) {
+		job->result = -1;
+		atomic_store(&job->done, 1);
+		MHD_resume_connection(req->conn);
+	}
+	return MHD_YES;
+}
