@@ -61,6 +61,26 @@ static const char *read_seq_file(const char *dir)
 	return buf;
 }
 
+/* Writes text as dir/seq and loads it over *mem, which must succeed. */
+static void load_text(const char *dir, const char *text, uint64_t *mem)
+{
+	write_seq_file(dir, text);
+	assert_int_equal(seq_load(dir, mem), 0);
+}
+
+/* Reserves the next seq under dir and checks it is want, in memory and on disk. */
+static void next_is(const char *dir, uint64_t *mem, uint64_t want)
+{
+	char text[32];
+	uint64_t out = 0;
+
+	assert_int_equal(seq_next(dir, mem, &out), 0);
+	assert_true(out == want);
+	assert_true(*mem == want);
+	snprintf(text, sizeof(text), "%llu\n", (unsigned long long)want);
+	assert_string_equal(read_seq_file(dir), text);
+}
+
 static void test_seq_without_state_dir_counts_in_memory(void **state)
 {
 	uint64_t mem = 0, out = 0;
@@ -76,97 +96,79 @@ static void test_seq_without_state_dir_counts_in_memory(void **state)
 static void test_seq_starts_at_one_and_persists_each_value(void **state)
 {
 	const char *dir = fresh_dir();
-	uint64_t mem = 0, out = 0;
+	uint64_t mem = 0;
 
 	(void)state;
 	assert_int_equal(seq_load(dir, &mem), 0);
 	assert_int_equal(mem, 0);
-	assert_int_equal(seq_next(dir, &mem, &out), 0);
-	assert_int_equal(out, 1);
-	assert_string_equal(read_seq_file(dir), "1\n");
-	assert_int_equal(seq_next(dir, &mem, &out), 0);
-	assert_int_equal(out, 2);
-	assert_int_equal(mem, 2);
-	assert_string_equal(read_seq_file(dir), "2\n");
+	next_is(dir, &mem, 1);
+	next_is(dir, &mem, 2);
 }
 
 static void test_seq_survives_restart(void **state)
 {
 	const char *dir = fresh_dir();
-	uint64_t mem = 0, out = 0;
+	uint64_t mem = 0;
 
 	(void)state;
-	for (int i = 0; i < 3; i++)
-		assert_int_equal(seq_next(dir, &mem, &out), 0);
-	assert_int_equal(out, 3);
+	for (uint64_t i = 1; i <= 3; i++)
+		next_is(dir, &mem, i);
 
 	/* a restart that loads first */
 	mem = 0;
 	assert_int_equal(seq_load(dir, &mem), 0);
 	assert_int_equal(mem, 3);
-	assert_int_equal(seq_next(dir, &mem, &out), 0);
-	assert_int_equal(out, 4);
+	next_is(dir, &mem, 4);
 
 	/* a restart that does not: seq_next reads the file itself */
 	mem = 0;
-	assert_int_equal(seq_next(dir, &mem, &out), 0);
-	assert_int_equal(out, 5);
-	assert_string_equal(read_seq_file(dir), "5\n");
+	next_is(dir, &mem, 5);
 }
 
 static void test_seq_load_never_lowers_memory(void **state)
 {
 	const char *dir = fresh_dir();
-	uint64_t mem = 10, out = 0;
+	uint64_t mem = 10;
 
 	(void)state;
-	write_seq_file(dir, "3\n");
-	assert_int_equal(seq_load(dir, &mem), 0);
+	load_text(dir, "3\n", &mem);
 	assert_int_equal(mem, 10);
-	assert_int_equal(seq_next(dir, &mem, &out), 0);
-	assert_int_equal(out, 11);
-	assert_string_equal(read_seq_file(dir), "11\n");
+	next_is(dir, &mem, 11);
 
 	/* a higher persisted value wins, surrounding whitespace and all */
-	write_seq_file(dir, "  18446744073709551000 \n");
-	assert_int_equal(seq_load(dir, &mem), 0);
+	load_text(dir, "  18446744073709551000 \n", &mem);
 	assert_true(mem == 18446744073709551000ull);
 }
 
 static void test_seq_empty_or_corrupt_file_keeps_memory(void **state)
 {
 	const char *dir = fresh_dir();
-	uint64_t mem = 5, out = 0;
+	uint64_t mem = 5;
 
 	(void)state;
-	write_seq_file(dir, "");
-	assert_int_equal(seq_load(dir, &mem), 0);
+	load_text(dir, "", &mem);
 	assert_int_equal(mem, 5);
-	write_seq_file(dir, "garbage\n");
-	assert_int_equal(seq_load(dir, &mem), 0);
+	load_text(dir, "garbage\n", &mem);
 	assert_int_equal(mem, 5);
-	assert_int_equal(seq_next(dir, &mem, &out), 0);
-	assert_int_equal(out, 6);
-	assert_string_equal(read_seq_file(dir), "6\n");
+	next_is(dir, &mem, 6);
 
 	/* with nothing in memory an empty file starts over at 1 */
 	write_seq_file(dir, "");
 	mem = 0;
-	assert_int_equal(seq_next(dir, &mem, &out), 0);
-	assert_int_equal(out, 1);
+	next_is(dir, &mem, 1);
 }
 
 static void test_seq_write_leaves_only_the_seq_file(void **state)
 {
 	const char *dir = fresh_dir();
-	uint64_t mem = 0, out = 0;
+	uint64_t mem = 0;
 	struct dirent *de;
 	int files = 0;
 	DIR *d;
 
 	(void)state;
-	for (int i = 0; i < 5; i++)
-		assert_int_equal(seq_next(dir, &mem, &out), 0);
+	for (uint64_t i = 1; i <= 5; i++)
+		next_is(dir, &mem, i);
 	d = opendir(dir);
 	assert_non_null(d);
 	while ((de = readdir(d))) {

@@ -106,93 +106,70 @@ static void test_query_range_rejects_to_not_after_from(void **state)
 	assert_string_equal(why, "to must be after from");
 }
 
-static void test_query_range_picks_level_and_rounds_step_to_its_buckets(void **state)
+/* Parses [from, to) with step (NULL: default) and checks the level, step and
+ * point count it chose. */
+static void expect_range(int64_t from, int64_t to, const char *step, enum store_level lv, int64_t want_step,
+			 size_t points)
 {
 	struct query_range qr;
 	const char *why;
-	char from[32], to[32];
+	char f[32], t[32];
 
+	snprintf(f, sizeof(f), "%lld", (long long)from);
+	snprintf(t, sizeof(t), "%lld", (long long)to);
+	assert_int_equal(parse(f, t, step, &qr, &why), 0);
+	assert_int_equal(qr.lv, lv);
+	assert_true(qr.step == want_step);
+	assert_int_equal(qr.points, points);
+}
+
+/* Parses [from, to) with step and checks it is refused for too many points. */
+static void expect_too_many_points(int64_t from, int64_t to, const char *step)
+{
+	struct query_range qr;
+	const char *why;
+	char f[32], t[32];
+
+	snprintf(f, sizeof(f), "%lld", (long long)from);
+	snprintf(t, sizeof(t), "%lld", (long long)to);
+	assert_int_equal(parse(f, t, step, &qr, &why), -1);
+	assert_string_equal(why, "more than 2000 points: use a larger step");
+}
+
+static void test_query_range_picks_level_and_rounds_step_to_its_buckets(void **state)
+{
 	(void)state;
-	snprintf(from, sizeof(from), "%lld", (long long)(NOW - DAY_MS));
-	snprintf(to, sizeof(to), "%lld", (long long)NOW);
-	assert_int_equal(parse(from, to, "59999", &qr, &why), 0);
-	assert_int_equal(qr.lv, STORE_RAW);
-	assert_true(qr.step == 59999);
-	assert_int_equal(parse(from, to, "60000", &qr, &why), 0);
-	assert_int_equal(qr.lv, STORE_MINUTE);
-	assert_true(qr.step == MIN_MS);
+	expect_range(NOW - DAY_MS, NOW, "59999", STORE_RAW, 59999, 1442);
+	expect_range(NOW - DAY_MS, NOW, "60000", STORE_MINUTE, MIN_MS, 1440);
 	/* 90 s would straddle minute buckets: rounded up to two minutes */
-	assert_int_equal(parse(from, to, "90000", &qr, &why), 0);
-	assert_int_equal(qr.lv, STORE_MINUTE);
-	assert_true(qr.step == 2 * MIN_MS);
-	assert_int_equal(qr.points, 720);
-	assert_int_equal(parse(from, to, "5400000", &qr, &why), 0);
-	assert_int_equal(qr.lv, STORE_HOUR);
-	assert_true(qr.step == 2 * HOUR_MS);
-	assert_int_equal(qr.points, 12);
+	expect_range(NOW - DAY_MS, NOW, "90000", STORE_MINUTE, 2 * MIN_MS, 720);
+	expect_range(NOW - DAY_MS, NOW, "5400000", STORE_HOUR, 2 * HOUR_MS, 12);
 	/* step 0 means "choose": a day / 200 = 432 s, the next nice step is 10 min */
-	assert_int_equal(parse(from, to, "0", &qr, &why), 0);
-	assert_int_equal(qr.lv, STORE_MINUTE);
-	assert_true(qr.step == 10 * MIN_MS);
-	assert_int_equal(qr.points, 144);
+	expect_range(NOW - DAY_MS, NOW, "0", STORE_MINUTE, 10 * MIN_MS, 144);
 }
 
 static void test_query_range_never_finer_than_stored_for_the_age(void **state)
 {
-	struct query_range qr;
-	const char *why;
-	char from[32], to[32];
+	const int64_t raw_end = NOW - retain[STORE_RAW], minute_end = NOW - retain[STORE_MINUTE];
 
 	(void)state;
 	/* from is older than raw retention: minute buckets at least */
-	snprintf(from, sizeof(from), "%lld", (long long)(NOW - retain[STORE_RAW] - HOUR_MS));
-	snprintf(to, sizeof(to), "%lld", (long long)(NOW - retain[STORE_RAW]));
-	assert_int_equal(parse(from, to, "1000", &qr, &why), 0);
-	assert_int_equal(qr.lv, STORE_MINUTE);
-	assert_true(qr.step == MIN_MS);
-	assert_int_equal(qr.points, 60);
-
+	expect_range(raw_end - HOUR_MS, raw_end, "1000", STORE_MINUTE, MIN_MS, 60);
 	/* from is older than minute retention: hour buckets at least */
-	snprintf(from, sizeof(from), "%lld", (long long)(NOW - retain[STORE_MINUTE] - DAY_MS));
-	snprintf(to, sizeof(to), "%lld", (long long)(NOW - retain[STORE_MINUTE]));
-	assert_int_equal(parse(from, to, "1000", &qr, &why), 0);
-	assert_int_equal(qr.lv, STORE_HOUR);
-	assert_true(qr.step == HOUR_MS);
-	assert_int_equal(qr.points, 24);
-
+	expect_range(minute_end - DAY_MS, minute_end, "1000", STORE_HOUR, HOUR_MS, 24);
 	/* just inside raw retention: the asked step stays */
-	snprintf(from, sizeof(from), "%lld", (long long)(NOW - retain[STORE_RAW]));
-	snprintf(to, sizeof(to), "%lld", (long long)(NOW - retain[STORE_RAW] + MIN_MS));
-	assert_int_equal(parse(from, to, "1000", &qr, &why), 0);
-	assert_int_equal(qr.lv, STORE_RAW);
-	assert_true(qr.step == 1000);
-	assert_int_equal(qr.points, 60);
+	expect_range(raw_end, raw_end + MIN_MS, "1000", STORE_RAW, 1000, 60);
 }
 
 static void test_query_range_caps_points(void **state)
 {
-	struct query_range qr;
-	const char *why;
-	char from[32], to[32];
-
 	(void)state;
-	snprintf(from, sizeof(from), "%lld", (long long)(NOW - 1999 * 1000));
-	snprintf(to, sizeof(to), "%lld", (long long)NOW);
-	assert_int_equal(parse(from, to, "1000", &qr, &why), 0);
-	assert_int_equal(qr.points, 1999);
-	snprintf(from, sizeof(from), "%lld", (long long)(NOW - 2000 * 1000));
-	assert_int_equal(parse(from, to, "1000", &qr, &why), -1);
-	assert_string_equal(why, "more than 2000 points: use a larger step");
-
+	expect_range(NOW - 1999 * 1000, NOW, "1000", STORE_RAW, 1000, 1999);
+	expect_too_many_points(NOW - 2000 * 1000, NOW, "1000");
 	/* the default step grows with the range up to a week ... */
-	snprintf(from, sizeof(from), "%lld", (long long)(NOW - 1000 * DAY_MS));
-	assert_int_equal(parse(from, to, NULL, &qr, &why), 0);
-	assert_int_equal(qr.lv, STORE_HOUR);
-	assert_true(qr.step == 7 * DAY_MS);
-	assert_int_equal(qr.points, 144);
+	expect_range(NOW - 1000 * DAY_MS, NOW, NULL, STORE_HOUR, 7 * DAY_MS, 144);
 	/* ... and no further: all 20000 days at a week per point is too many */
-	assert_int_equal(parse("0", to, NULL, &qr, &why), -1);
-	assert_string_equal(why, "more than 2000 points: use a larger step");
+	expect_too_many_points(0, NOW, NULL);
 }
 
 static void test_query_from_to_defaults_and_clamps(void **state)
