@@ -28,6 +28,7 @@
 #include "agent/host/sched_ext_watch.h"
 #include "agent/delivery/seq.h"
 #include "common/cli.h"
+#include "common/cli_opts.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 
@@ -144,10 +145,7 @@ static void parse_args(int argc, char **argv)
 		{ "ca-file", required_argument, NULL, O_KEY + 8 },
 		{ "backoff-max", required_argument, NULL, O_KEY + 9 },
 		{ "disable", required_argument, NULL, O_KEY + 10 },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ 0 },
+		CLI_OPTS_COMMON,
 	};
 	int c;
 
@@ -179,21 +177,11 @@ static void parse_args(int argc, char **argv)
 		case O_PRETTY:
 			args.pretty = true;
 			break;
-		case 'v':
-			log_init(prog, LOG_DEBUG);
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		case 'V':
-			cli_print_version(prog);
-			exit(0);
 		default:
-			cli_bad_option(prog, argc, argv);
+			cli_opts_common(prog, c, argc, argv, usage);
 		}
 	}
-	if (optind < argc)
-		cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	cli_opts_no_operands(prog, argc, argv);
 	if (!args.once && args.to_stdout && args.server_flag)
 		cli_usage_error(prog, "--stdout and --server exclude each other");
 }

@@ -205,29 +205,21 @@ static __always_inline void inuse_update(struct ioc_gq *iocg, __u64 new_hw_inuse
 	v->updates++;
 }
 
-SEC("tp_btf/iocost_inuse_shortage")
-int BPF_PROG(iocost_inuse_shortage, struct ioc_gq *iocg, const char *path, struct ioc_now *now,
-	     u32 old_inuse, u32 new_inuse, u64 old_hw_inuse, u64 new_hw_inuse)
-{
-	inuse_update(iocg, new_hw_inuse);
-	return 0;
-}
+/* The three inuse tracepoints share one signature and one handler: program
+ * iocost_inuse_WHY on tp_btf/iocost_inuse_WHY. */
+#define IOCOST_INUSE_PROG(why)                                                                     \
+	SEC("tp_btf/iocost_inuse_" #why)                                                           \
+	int BPF_PROG(iocost_inuse_##why, struct ioc_gq *iocg, const char *path,                    \
+		     struct ioc_now *now, u32 old_inuse, u32 new_inuse, u64 old_hw_inuse,          \
+		     u64 new_hw_inuse)                                                             \
+	{                                                                                          \
+		inuse_update(iocg, new_hw_inuse);                                                  \
+		return 0;                                                                          \
+	}
 
-SEC("tp_btf/iocost_inuse_transfer")
-int BPF_PROG(iocost_inuse_transfer, struct ioc_gq *iocg, const char *path, struct ioc_now *now,
-	     u32 old_inuse, u32 new_inuse, u64 old_hw_inuse, u64 new_hw_inuse)
-{
-	inuse_update(iocg, new_hw_inuse);
-	return 0;
-}
-
-SEC("tp_btf/iocost_inuse_adjust")
-int BPF_PROG(iocost_inuse_adjust, struct ioc_gq *iocg, const char *path, struct ioc_now *now,
-	     u32 old_inuse, u32 new_inuse, u64 old_hw_inuse, u64 new_hw_inuse)
-{
-	inuse_update(iocg, new_hw_inuse);
-	return 0;
-}
+IOCOST_INUSE_PROG(shortage)
+IOCOST_INUSE_PROG(transfer)
+IOCOST_INUSE_PROG(adjust)
 
 /* Fires once per period while the disk is contended (busy_level != 0). */
 SEC("tp_btf/iocost_ioc_vrate_adj")

@@ -27,6 +27,17 @@ else()
   set(BPF_TARGET_ARCH ${BPF_UNAME_M})
 endif()
 
+# schedio_bpf_gen_skeleton(OBJ NAME SKEL) generates the skeleton header SKEL
+# for the BPF object OBJ (bpftool gen skeleton, written whole or not at all).
+function(schedio_bpf_gen_skeleton obj name skel)
+  add_custom_command(
+    OUTPUT ${skel}
+    COMMAND ${BPFTOOL} gen skeleton ${obj} name ${name} > ${skel}.tmp
+    COMMAND ${CMAKE_COMMAND} -E rename ${skel}.tmp ${skel}
+    DEPENDS ${obj}
+    COMMENT "BPF skeleton ${name}")
+endfunction()
+
 # schedio_bpf_skeleton(NAME SRC) compiles SRC to NAME.bpf.o and generates
 # NAME.skel.h in the build's bpf/ folder; target bpf_NAME builds both.
 function(schedio_bpf_skeleton name src)
@@ -43,12 +54,7 @@ function(schedio_bpf_skeleton name src)
     COMMAND ${CMAKE_COMMAND} -E remove ${obj}.tmp
     DEPENDS ${src} ${bpf_headers} ${BPF_GEN_DIR}/vmlinux.h
     COMMENT "BPF ${name}")
-  add_custom_command(
-    OUTPUT ${skel}
-    COMMAND ${BPFTOOL} gen skeleton ${obj} name ${name} > ${skel}.tmp
-    COMMAND ${CMAKE_COMMAND} -E rename ${skel}.tmp ${skel}
-    DEPENDS ${obj}
-    COMMENT "BPF skeleton ${name}")
+  schedio_bpf_gen_skeleton(${obj} ${name} ${skel})
   add_custom_target(bpf_${name} DEPENDS ${skel})
   # vmlinux.h is produced in the top-level directory: order by target so the
   # file exists before a subdirectory's rule asks for it.

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "common/cli_opts.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "server/store/checkpointer.h"
@@ -157,10 +158,7 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		{ "retain-hour", required_argument, NULL, O_RET_HOUR },
 		{ "tls-cert", required_argument, NULL, O_TLS_CERT },
 		{ "tls-key", required_argument, NULL, O_TLS_KEY },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ 0 },
+		CLI_OPTS_COMMON,
 	};
 	uint64_t v;
 	int c;
@@ -223,21 +221,11 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		case O_TLS_KEY:
 			o->tls_key = optarg;
 			break;
-		case 'v':
-			log_init(prog, LOG_DEBUG);
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		case 'V':
-			cli_print_version(prog);
-			exit(0);
 		default:
-			cli_bad_option(prog, argc, argv);
+			cli_opts_common(prog, c, argc, argv, usage);
 		}
 	}
-	if (optind < argc)
-		cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	cli_opts_no_operands(prog, argc, argv);
 	if (!o->tls_cert != !o->tls_key)
 		cli_usage_error(prog, "--tls-cert and --tls-key go together");
 	return 0;

@@ -13,6 +13,10 @@ static const int64_t nice_steps[] = {
 	900000, 1800000, 3600000, 7200000, 10800000, 21600000, 43200000, 86400000, 172800000, 604800000,
 };
 
+#define QUERY_STR_(x) #x
+#define QUERY_STR(x) QUERY_STR_(x)
+
+/* 1 when s is absent (the caller's default stays), 0 parsed, -1 malformed. */
 static int parse_ms(const char *s, int64_t *out)
 {
 	char *end;
@@ -28,43 +32,53 @@ static int parse_ms(const char *s, int64_t *out)
 	return 0;
 }
 
-int query_from_to(struct http_request *req, int64_t *from, int64_t *to, enum MHD_Result *reply)
+int query_from_to_args(const char *from_s, const char *to_s, int64_t now, int64_t *from, int64_t *to, const char **why)
 {
 	int rf, rt;
 
-	*to = ingest_now_ms();
-	rt = parse_ms(http_query(req, "to"), to);
+	*to = now;
+	rt = parse_ms(to_s, to);
 	*from = *to - STORE_HOUR_MS;
-	rf = parse_ms(http_query(req, "from"), from);
+	rf = parse_ms(from_s, from);
 	if (rf < 0 || rt < 0) {
-		*reply = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "from and to must be non-negative integers (ms)");
+		*why = "from and to must be non-negative integers (ms)";
 		return -1;
 	}
 	if (*from < 0)
 		*from = 0;
 	if (*to <= *from) {
-		*reply = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "to must be after from");
+		*why = "to must be after from";
 		return -1;
 	}
 	return 0;
 }
 
-int query_range_parse(struct http_request *req, struct query_range *qr, enum MHD_Result *reply)
+int query_from_to(struct http_request *req, int64_t *from, int64_t *to, enum MHD_Result *reply)
 {
-	struct server *srv = req->srv;
-	int64_t now = ingest_now_ms(), min_step = 1, w;
+	const char *why;
+
+	if (query_from_to_args(http_query(req, "from"), http_query(req, "to"), ingest_now_ms(), from, to, &why)) {
+		*reply = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "%s", why);
+		return -1;
+	}
+	return 0;
+}
+
+int query_range_args(const struct query_args *a, struct query_range *qr, const char **why)
+{
+	int64_t min_step = 1, w;
 
 	qr->step = 0;
-	if (query_from_to(req, &qr->from, &qr->to, reply))
+	if (query_from_to_args(a->from, a->to, a->now, &qr->from, &qr->to, why))
 		return -1;
-	if (parse_ms(http_query(req, "step"), &qr->step) < 0) {
-		*reply = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "step must be a non-negative integer (ms)");
+	if (parse_ms(a->step, &qr->step) < 0) {
+		*why = "step must be a non-negative integer (ms)";
 		return -1;
 	}
 	/* Older data exists only at coarser levels. */
-	if (qr->from < now - srv->opt.retain_ms[STORE_MINUTE])
+	if (qr->from < a->now - a->retain_ms[STORE_MINUTE])
 		min_step = STORE_HOUR_MS;
-	else if (qr->from < now - srv->opt.retain_ms[STORE_RAW])
+	else if (qr->from < a->now - a->retain_ms[STORE_RAW])
 		min_step = STORE_MINUTE_MS;
 	if (qr->step == 0) {
 		int64_t want = (qr->to - qr->from) / 200;
@@ -82,11 +96,28 @@ int query_range_parse(struct http_request *req, struct query_range *qr, enum MHD
 	qr->step = (qr->step + w - 1) / w * w;
 	qr->from -= qr->from % qr->step;
 	if ((qr->to - qr->from) / qr->step >= QUERY_MAX_POINTS) {
-		*reply = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "more than %d points: use a larger step",
-					  QUERY_MAX_POINTS);
+		*why = "more than " QUERY_STR(QUERY_MAX_POINTS) " points: use a larger step";
 		return -1;
 	}
 	qr->points = (size_t)((qr->to - qr->from + qr->step - 1) / qr->step);
+	return 0;
+}
+
+int query_range_parse(struct http_request *req, struct query_range *qr, enum MHD_Result *reply)
+{
+	struct query_args a = {
+		.from = http_query(req, "from"),
+		.to = http_query(req, "to"),
+		.step = http_query(req, "step"),
+		.now = ingest_now_ms(),
+		.retain_ms = req->srv->opt.retain_ms,
+	};
+	const char *why;
+
+	if (query_range_args(&a, qr, &why)) {
+		*reply = http_reply_error(req, MHD_HTTP_BAD_REQUEST, "%s", why);
+		return -1;
+	}
 	return 0;
 }
 

@@ -18,6 +18,18 @@ struct query_range {
 	size_t points;
 };
 
+/* The query parameters of a range (NULL when absent) and what they default against. */
+struct query_args {
+	const char *from, *to, *step;
+	int64_t now;              /* ms since the epoch */
+	const int64_t *retain_ms; /* per store_level: older data exists only at coarser levels */
+};
+
+/* The pure part of query_range_parse; returns 0, or -1 with the reason in *why. */
+int query_range_args(const struct query_args *a, struct query_range *qr, const char **why);
+/* The pure part of query_from_to; returns 0, or -1 with the reason in *why. */
+int query_from_to_args(const char *from, const char *to, int64_t now, int64_t *from_ms, int64_t *to_ms,
+		       const char **why);
 /* Parses ?from&to&step (defaults: the last hour, ~200 points, never finer than
  * what is stored for that age); returns 0, or -1 with a 400 queued in *reply. */
 int query_range_parse(struct http_request *req, struct query_range *qr, enum MHD_Result *reply);

@@ -12,6 +12,7 @@
 # Usage: tests/bench/bench_server.sh [BUILD_DIR]   (RATE, SECONDS, RUNS override)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/bench/lib/bench_lib.sh"
 build=${1:-$top/build}
 server=$build/bin/schedio-server
 loadgen=$build/bench/loadgen
@@ -28,20 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start_server() { # DB [ARGS...]: starts the server, sets $pid and $url
-	local db=$1 out
-	shift
-	out=$(mktemp "$work/server.XXXXXX") # a fresh file: never read the previous server's line
-	"$server" --listen 127.0.0.1:0 --db "$db" --open-ingest "$@" >"$out" 2>"$work/server.err" &
-	pid=$!
-	for _ in $(seq 100); do
-		url=$(sed -n 's|^schedio-server listening on \(http://[^/]*\)/$|\1|p' "$out")
-		[ -n "$url" ] && return 0
-		sleep 0.1
-	done
-	echo "bench: server did not start: $(cat "$work/server.err")" >&2
-	exit 1
-}
+start_server() { bench_server_start "$work" "$server" "$@"; } # DB [ARGS...]: sets $pid and $url
 
 stop_server() {
 	kill "$pid"

@@ -11,6 +11,7 @@
 # Usage: tests/bench/hosts_list.sh BASELINE_SERVER CANDIDATE_SERVER [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/bench/lib/bench_lib.sh"
 base=$1 cand=$2
 build=${3:-$top/build}
 loadgen=$build/bench/loadgen
@@ -24,17 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start() { # BINARY DB: starts it, sets url
-	"$1" --listen 127.0.0.1:0 --db "$2" --open-ingest >"$work/out" 2>"$work/err" &
-	pid=$!
-	for _ in $(seq 100); do
-		url=$(sed -n 's|^schedio-server listening on \(http://[^/]*\)/$|\1|p' "$work/out")
-		[ -n "$url" ] && return 0
-		sleep 0.1
-	done
-	echo "bench: server did not start: $(cat "$work/err")" >&2
-	exit 1
-}
+start() { bench_server_start "$work" "$1" "$2"; } # BINARY DB: sets pid and url
 
 stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
 get_path=${GET_PATH:-/api/v1/hosts}

@@ -5,10 +5,8 @@
 #   tests/bench/run.sh [NAME...]   e.g. tests/bench/run.sh runqlat_cost
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-export SCHEDIO_SOURCE=${SCHEDIO_SOURCE:-$(cd "$here/../.." && pwd)}
-export SCHEDIO_BUILD=${SCHEDIO_BUILD:-$SCHEDIO_SOURCE/build}
-export SCHEDIO_BIN=${SCHEDIO_BIN:-$SCHEDIO_BUILD/bin}
-export SCHEDIO_DATA=${SCHEDIO_DATA:-$SCHEDIO_SOURCE/../shared/data}
+. "$here/lib/bench_lib.sh"
+bench_env
 status=0
 if [ $# -gt 0 ]; then
 	scripts=()

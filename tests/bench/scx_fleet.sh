@@ -19,6 +19,18 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/schedio-scx-fleet.XXXXXX")
 server=
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
+# Prints the groups of a fleet answer (FILE) as a table and fails unless
+# there are three: eevdf, scx_fifo and scx_llc. WHAT names the source.
+show_groups() {
+	local n
+	jq -r '.groups[] | [.key, .hosts, (.series | map(.count) | add),
+		(.series[0].p50_ns / 1000), (.series[0].p99_ns / 1000)] | @tsv' "$1" |
+		awk -F'\t' 'BEGIN { printf "%-10s %6s %10s %12s %12s\n", "group", "hosts", "wakeups", "p50 (us)", "p99 (us)" }
+			{ printf "%-10s %6s %10s %12.1f %12.1f\n", $1, $2, $3, $4, $5 }'
+	n=$(jq '.groups | length' "$1")
+	[ "$n" -eq 3 ] || { echo "FAIL: $2 gave $n groups, want eevdf, scx_fifo and scx_llc"; cat "$1"; exit 1; }
+}
+
 gcc -O2 -Wall -Wextra -Werror -o "$tmp/pingpong" "$src/tests/vm/pingpong.c"
 "$src/tests/vm/vm-run.sh" -s sid -b "$bin/schedio" -b "$bin/schedio-agent" -b "$tmp/pingpong" \
 	-e SECONDS_PER_SCHED="${SECONDS_PER_SCHED:-8}" -o "$tmp/out" -t 600 "$here/scx_fleet_guest.sh"
@@ -45,12 +57,7 @@ code=$(curl -s -o "$tmp/fleet.json" -w '%{http_code}' \
 	"$base/api/v1/fleet/runqlat?group_by=sched_ext&from=$from&to=$((to + 1))&step=$((to + 1 - from))")
 [ "$code" = 200 ] || { echo "pending: GET /api/v1/fleet/runqlat answered $code (issue 5)"; exit 0; }
 echo "GET /api/v1/fleet/runqlat?group_by=sched_ext over the three reports (whole host, all cgroups):"
-jq -r '.groups[] | [.key, .hosts, (.series | map(.count) | add),
-	(.series[0].p50_ns / 1000), (.series[0].p99_ns / 1000)] | @tsv' "$tmp/fleet.json" |
-	awk -F'\t' 'BEGIN { printf "%-10s %6s %10s %12s %12s\n", "group", "hosts", "wakeups", "p50 (us)", "p99 (us)" }
-		{ printf "%-10s %6s %10s %12.1f %12.1f\n", $1, $2, $3, $4, $5 }'
-n=$(jq '.groups | length' "$tmp/fleet.json")
-[ "$n" -eq 3 ] || { echo "FAIL: $n groups, want eevdf, scx_fifo and scx_llc"; cat "$tmp/fleet.json"; exit 1; }
+show_groups "$tmp/fleet.json" "the reports"
 
 one="$tmp/out/report_one.json"
 code=$(curl -s -o "$tmp/post.txt" -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @"$one" \
@@ -59,9 +66,4 @@ code=$(curl -s -o "$tmp/post.txt" -w '%{http_code}' -H 'Content-Type: applicatio
 f=$(jq '.interval.start_ms' "$one") t=$(jq '.interval.end_ms' "$one")
 curl -s -o "$tmp/fleet_one.json" "$base/api/v1/fleet/runqlat?group_by=sched_ext&from=$f&to=$((t + 1))&step=$((t + 1 - f))"
 echo "The same phases in ONE agent interval of $(((t - f) / 1000)) s, split by the scheduler that ran each task:"
-jq -r '.groups[] | [.key, .hosts, (.series | map(.count) | add),
-	(.series[0].p50_ns / 1000), (.series[0].p99_ns / 1000)] | @tsv' "$tmp/fleet_one.json" |
-	awk -F'\t' 'BEGIN { printf "%-10s %6s %10s %12s %12s\n", "group", "hosts", "wakeups", "p50 (us)", "p99 (us)" }
-		{ printf "%-10s %6s %10s %12.1f %12.1f\n", $1, $2, $3, $4, $5 }'
-n=$(jq '.groups | length' "$tmp/fleet_one.json")
-[ "$n" -eq 3 ] || { echo "FAIL: one interval gave $n groups, want eevdf, scx_fifo and scx_llc"; cat "$tmp/fleet_one.json"; exit 1; }
+show_groups "$tmp/fleet_one.json" "one interval"

@@ -190,12 +190,7 @@ class Agent:
     def stop(self, sig=signal.SIGTERM):
         """Stops the agent; returns (exit status, seconds it took)."""
         t0 = time.monotonic()
-        self.proc.send_signal(sig)
-        try:
-            rc = self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            rc = self.proc.wait()
+        rc = harness.stop_process(self.proc, sig)
         took = time.monotonic() - t0
         self.proc = None
         self.logf.close()

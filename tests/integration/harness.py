@@ -85,6 +85,17 @@ def free_port():
     return port
 
 
+def stop_process(proc, sig=signal.SIGTERM, timeout=30):
+    """Sends sig to proc unless it has exited, waits, and kills it after timeout s; returns its exit status."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
+
+
 def run(args, timeout=120, **kw):
     """Runs a command to completion; returns CompletedProcess with text output."""
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
@@ -206,13 +217,7 @@ class Server:
         """Stops the server; with check, asserts a clean exit (sanitizers included)."""
         if not self.proc:
             return 0
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            rc = self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            rc = self.proc.wait()
+        rc = stop_process(self.proc, sig)
         self.proc.stdout.close()
         self.stderr.close()
         self.proc = None

@@ -106,9 +106,7 @@ class SsdApi(unittest.TestCase):
         if not FILES:
             raise unittest.SkipTest(f"no resctl-bench results in {RB} (shared data folder absent)")
         cls.srv = harness.Server().start()
-        r = harness.run([harness.binary("schedio-server"), "token", "add", "--db", cls.srv.db, "--scope", "submit", "t"])
-        assert r.returncode == 0, r.stderr
-        cls.auth = {"Authorization": "Bearer " + r.stdout.strip().splitlines()[-1]}
+        cls.auth = {"Authorization": "Bearer " + cls.srv.add_token("t", "submit")}
         cls.raw = {f: gzip.open(f).read() for f in FILES}
         cls.ids = {}
         for f in FILES:
@@ -268,10 +266,8 @@ class SsdBadInput(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.srv = harness.Server("--max-inflated", str(1 << 20)).start()
-        r = harness.run([harness.binary("schedio-server"), "token", "add", "--db", cls.srv.db, "--scope", "submit", "t"])
-        cls.auth = {"Authorization": "Bearer " + r.stdout.strip().splitlines()[-1]}
-        r = harness.run([harness.binary("schedio-server"), "token", "add", "--db", cls.srv.db, "--scope", "ingest", "i"])
-        cls.ingest = {"Authorization": "Bearer " + r.stdout.strip().splitlines()[-1]}
+        cls.auth = {"Authorization": "Bearer " + cls.srv.add_token("t", "submit")}
+        cls.ingest = {"Authorization": "Bearer " + cls.srv.add_token("i", "ingest")}
 
     @classmethod
     def tearDownClass(cls):

@@ -47,8 +47,7 @@ class SsdCli(unittest.TestCase):
         if not FILES:
             raise unittest.SkipTest(f"no resctl-bench results in {RB} (shared data folder absent)")
         cls.srv = harness.Server().start()
-        r = harness.run([harness.binary("schedio-server"), "token", "add", "--db", cls.srv.db, "--scope", "submit", "t"])
-        cls.token = r.stdout.strip().splitlines()[-1]
+        cls.token = cls.srv.add_token("t", "submit")
         cls.tmp = tempfile.mkdtemp(prefix="schedio-cli-")
 
     @classmethod

@@ -10,19 +10,8 @@
 # Exit 0 pass, 1 fail, 77 skip (qemu, busybox or gcc missing).
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-bin=${SCHEDIO_BIN:-$repo/build/bin}
-for tool in qemu-system-x86_64 busybox gcc; do
-	if ! command -v $tool >/dev/null; then
-		echo "SKIP: $tool not installed (packages: qemu-system-x86 busybox-static gcc)"
-		exit 77
-	fi
-done
-[ -x "$bin/schedio-agent" ] || { echo "FAIL: no $bin/schedio-agent (build first)"; exit 1; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/schedio-vm-iocost.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/vm-lib.sh"
+vm_test_start iocost qemu-system-x86_64 busybox gcc
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$tmp/randread" "$here/randread.c"
 
 set +e

@@ -8,19 +8,8 @@
 # Exit 0 pass, 1 fail, 77 skip (qemu or busybox not installed).
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-bin=${SCHEDIO_BIN:-$repo/build/bin}
-for tool in qemu-system-x86_64 busybox python3; do
-	if ! command -v $tool >/dev/null; then
-		echo "SKIP: $tool not installed (packages: qemu-system-x86 busybox-static python3)"
-		exit 77
-	fi
-done
-[ -x "$bin/schedio-agent" ] || { echo "FAIL: $bin/schedio-agent not built"; exit 1; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/schedio-vm-runqlat.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/vm-lib.sh"
+vm_test_start runqlat qemu-system-x86_64 busybox python3
 
 set +e
 "$here/vm-run.sh" -s bookworm -b "$bin/schedio-agent" -e RUN_SECONDS=12 -e BUSY_SECONDS=4 \

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "server/store/sqlite/sqlite_db.h"
 #include "server/ssd/ssd_match.h"
+#include "tests/unit/server/test_store_helpers.h"
 
 static const double model[SSD_NPARAMS] = { 1000, 100, 200, 500, 50, 60 };
 static const double qos[SSD_NPARAMS] = { 95, 1000, 90.5, 2000, 60, 100 };
@@ -100,20 +100,17 @@ static void test_current_from_agent_json(void **state)
 
 static void test_disk_lookup_through_the_store(void **state)
 {
-	char path[] = "/tmp/schedio-test-ssd-match-XXXXXX", err[256], dbfile[64];
+	char err[256];
 	struct ssd_result r1 = result("00000000000000000000000000000001", "FW1", 1000);
 	struct ssd_result r2 = result("00000000000000000000000000000002", "FW2", 2000);
 	struct ssd_iocost_current c = current(2000);
 	struct ssd_match *m = malloc(sizeof(*m));
 	struct ssd_store *st;
-	sqlite3 *db;
+	struct test_db t;
 	bool dup;
 
-	assert_non_null(mkdtemp(path));
-	snprintf(dbfile, sizeof(dbfile), "%s/db", path);
-	db = sqlite_db_open(dbfile, err, sizeof(err));
-	assert_non_null(db);
-	st = ssd_store_sqlite_open(dbfile, err, sizeof(err));
+	test_db_create(&t, "/tmp/schedio-test-ssd-match-XXXXXX");
+	st = ssd_store_sqlite_open(t.file, err, sizeof(err));
 	assert_non_null(st);
 	assert_int_equal(st->ops->put(st, &r1, "x", 1, &dup, err, sizeof(err)), 0);
 	assert_int_equal(st->ops->put(st, &r2, "y", 1, &dup, err, sizeof(err)), 0);
@@ -174,13 +171,7 @@ static void test_disk_lookup_through_the_store(void **state)
 	}
 
 	st->ops->close(st);
-	sqlite3_close(db);
-	unlink(dbfile);
-	snprintf(dbfile, sizeof(dbfile), "%s/db-wal", path);
-	unlink(dbfile);
-	snprintf(dbfile, sizeof(dbfile), "%s/db-shm", path);
-	unlink(dbfile);
-	rmdir(path);
+	test_db_remove(&t);
 	free(m);
 }
 

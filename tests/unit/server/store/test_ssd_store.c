@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "server/store/sqlite/sqlite_db.h"
 #include "server/store/ssd_store.h"
+#include "tests/unit/server/test_store_helpers.h"
 
 static struct ssd_result result(const char *id, const char *model, const char *fwrev, const char *sol)
 {
@@ -60,7 +60,7 @@ static void test_like_pattern_escapes_wildcards(void **state)
 
 static void test_store_round_trip(void **state)
 {
-	char dir[] = "/tmp/schedio-test-ssd-store-XXXXXX", err[256], file[64];
+	char err[256];
 	struct ssd_result a = result("0000000000000000000000000000000a", "Disk One", "FW2", "naive");
 	struct ssd_result b = result("0000000000000000000000000000000b", "Disk One", "FW1", "bandwidth");
 	struct ssd_result c = result("0000000000000000000000000000000c", "Other", "", "naive");
@@ -70,13 +70,11 @@ static void test_store_round_trip(void **state)
 	struct ssd_store *st;
 	size_t n, len, total;
 	void *gz;
-	sqlite3 *db;
+	struct test_db t;
 	bool dup;
 
-	assert_non_null(mkdtemp(dir));
-	snprintf(file, sizeof(file), "%s/db", dir);
-	db = sqlite_db_open(file, err, sizeof(err));
-	st = ssd_store_sqlite_open(file, err, sizeof(err));
+	test_db_create(&t, "/tmp/schedio-test-ssd-store-XXXXXX");
+	st = ssd_store_sqlite_open(t.file, err, sizeof(err));
 	assert_non_null(st);
 	assert_int_equal(st->ops->put(st, &a, "AAAA", 4, &dup, err, sizeof(err)), 0);
 	assert_false(dup);
@@ -131,13 +129,7 @@ static void test_store_round_trip(void **state)
 	free(list);
 
 	st->ops->close(st);
-	sqlite3_close(db);
-	unlink(file);
-	snprintf(file, sizeof(file), "%s/db-wal", dir);
-	unlink(file);
-	snprintf(file, sizeof(file), "%s/db-shm", dir);
-	unlink(file);
-	rmdir(dir);
+	test_db_remove(&t);
 	free(back);
 }
 

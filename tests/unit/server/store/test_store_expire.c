@@ -11,9 +11,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "server/store/sqlite/sqlite_db.h"
 #include "server/ingest/report_parse.h"
 #include "server/store/store.h"
+#include "tests/unit/server/test_store_helpers.h"
 
 #define MIN 60000LL
 
@@ -68,15 +68,12 @@ static int expire_raw(struct store *st, int64_t before)
 
 static void test_store_expire_keeps_rows_queued_for_a_redo(void **state)
 {
-	char dir[] = "/tmp/schedio-test-expire-XXXXXX", file[64], err[256];
+	char err[256];
 	struct store *st;
-	sqlite3 *db;
+	struct test_db t;
 
-	assert_non_null(mkdtemp(dir));
-	snprintf(file, sizeof(file), "%s/db", dir);
-	db = sqlite_db_open(file, err, sizeof(err));
-	assert_non_null(db);
-	st = store_sqlite_open(file, err, sizeof(err));
+	test_db_create(&t, "/tmp/schedio-test-expire-XXXXXX");
+	st = store_sqlite_open(t.file, err, sizeof(err));
 	assert_non_null(st);
 	put(st, 1, 10 * MIN + 5000, 0);         /* on time: nothing queued */
 	put(st, 2, 20 * MIN + 5000, 100 * MIN); /* late: (m1, minute 20) queued for a redo */
@@ -89,13 +86,7 @@ static void test_store_expire_keeps_rows_queued_for_a_redo(void **state)
 	assert_int_equal(expire_raw(st, 100 * MIN), 1);
 	assert_int_equal(raw_rows(st), 0);
 	st->ops->close(st);
-	sqlite3_close(db);
-	remove(file);
-	snprintf(file, sizeof(file), "%s/db-wal", dir);
-	remove(file);
-	snprintf(file, sizeof(file), "%s/db-shm", dir);
-	remove(file);
-	remove(dir);
+	test_db_remove(&t);
 }
 
 int main(void)

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# bench_lib.sh - what the benchmark scripts share, sourced by them (kept out
+# of tests/bench/ itself, whose *.sh run.sh runs as benchmarks).
+
+# Exports SCHEDIO_SOURCE, SCHEDIO_BUILD, SCHEDIO_BIN and SCHEDIO_DATA, each
+# kept when already set, else for this checkout and its ./build.
+bench_env() {
+	export SCHEDIO_SOURCE=${SCHEDIO_SOURCE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
+	export SCHEDIO_BUILD=${SCHEDIO_BUILD:-$SCHEDIO_SOURCE/build}
+	export SCHEDIO_BIN=${SCHEDIO_BIN:-$SCHEDIO_BUILD/bin}
+	export SCHEDIO_DATA=${SCHEDIO_DATA:-$SCHEDIO_SOURCE/../shared/data}
+}
+
+# Usage: bench_server_start WORK SERVER DB [ARGS...]
+# Starts SERVER (a schedio-server binary) on a free loopback port with open
+# ingest, its output in WORK; sets pid and url, or exits 1 if it does not start.
+bench_server_start() {
+	local work=$1 server=$2 db=$3 out
+	shift 3
+	out=$(mktemp "$work/server.XXXXXX") # a fresh file: never read the previous server's line
+	"$server" --listen 127.0.0.1:0 --db "$db" --open-ingest "$@" >"$out" 2>"$work/server.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		url=$(sed -n 's|^schedio-server listening on \(http://[^/]*\)/$|\1|p' "$out")
+		[ -n "$url" ] && return 0
+		sleep 0.1
+	done
+	echo "bench: server did not start: $(cat "$work/server.err")" >&2
+	exit 1
+}
