@@ -286,9 +286,7 @@ out:
 /* True when this kernel has sched_ext and a collector that follows it is on. */
 static bool sched_ext_wanted(const struct agent_options *opt)
 {
-	struct stat sb;
-
-	if (stat(SCHED_EXT_ROOT, &sb) < 0 || !S_ISDIR(sb.st_mode))
+	if (!sched_ext_state_supported(SCHED_EXT_STATE_ROOT))
 		return false;
 	return !collector_listed(opt->disable, "sched_ext") || !collector_listed(opt->disable, "runqlat");
 }
@@ -345,7 +343,7 @@ int main(int argc, char **argv)
 	 * after another, do not stack up in the peak resident size. */
 	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 	opt.sched_watch = NULL;
-	if (sched_ext_wanted(&opt) && (e = sched_ext_watch_sysfs(&opt.sched_watch, SCHED_EXT_ROOT)) < 0) {
+	if (sched_ext_wanted(&opt) && (e = sched_ext_watch_sysfs(&opt.sched_watch, SCHED_EXT_STATE_ROOT)) < 0) {
 		fprintf(stderr, "%s: cannot follow the sched_ext state: %s\n", prog, strerror(-e));
 		goto out;
 	}

@@ -13,8 +13,12 @@
 
 #include "cli/command.h"
 #include "cli/ssd_client.h"
-#include "cli/ssd_disks.h"
+#include "common/cgroup2.h"
 #include "common/cli.h"
+#include "common/disks.h"
+
+/* More than any host has; the scan stops there. */
+#define APPLY_DISKS_MAX 1024
 
 static int write_line(const char *dir, const char *file, const char *line, size_t len)
 {
@@ -38,15 +42,17 @@ static int write_line(const char *dir, const char *file, const char *line, size_
 }
 
 /* Applies (or prints) one disk's configuration; returns 0, 1 on failure, 2 when unknown. */
-static int apply_disk(const struct ssd_client *c, const struct ssd_disk *d, const char *solution, const char *cgroot,
+static int apply_disk(const struct ssd_client *c, const struct disk *d, const char *solution, const char *cgroot,
 		      int dry_run)
 {
-	char path[2048], m[800], s[200], msg[600], *nl;
+	char path[2048], m[800], s[200], msg[600], dev[32], *nl;
 	struct http_result res;
 	int rc = 1, err;
 
+	snprintf(dev, sizeof(dev), "%u:%u", d->major, d->minor);
+
 	snprintf(path, sizeof(path), "/api/v1/ssd/models/%s/config?dev=%s%s%s",
-		 ssd_client_escape(d->model, m, sizeof(m)), d->dev, solution ? "&solution=" : "",
+		 ssd_client_escape(d->model, m, sizeof(m)), dev, solution ? "&solution=" : "",
 		 solution ? ssd_client_escape(solution, s, sizeof(s)) : "");
 	if (http_client_request_header(c->server, "GET", path, c->token, NULL, 0, NULL, "X-Schedio-Solution", &res) <
 	    0) {
@@ -54,7 +60,7 @@ static int apply_disk(const struct ssd_client *c, const struct ssd_disk *d, cons
 		goto out;
 	}
 	if (res.status == 404) {
-		printf("%s %s (%s, firmware %s): no recommendation in the database\n", d->name, d->dev, d->model,
+		printf("%s %s (%s, firmware %s): no recommendation in the database\n", d->name, dev, d->model,
 		       *d->fwrev ? d->fwrev : "?");
 		rc = 2;
 		goto out;
@@ -64,7 +70,7 @@ static int apply_disk(const struct ssd_client *c, const struct ssd_disk *d, cons
 		fprintf(stderr, "schedio apply: %s: %s\n", d->name, ssd_client_error(&res, msg, sizeof(msg)));
 		goto out;
 	}
-	printf("%s %s (%s, firmware %s): solution %s\n", d->name, d->dev, d->model, *d->fwrev ? d->fwrev : "?",
+	printf("%s %s (%s, firmware %s): solution %s\n", d->name, dev, d->model, *d->fwrev ? d->fwrev : "?",
 	       res.header_value);
 	printf("  %s %s/io.cost.model: %.*s\n", dry_run ? "would write" : "writing", cgroot, (int)(nl - res.body),
 	       res.body);
@@ -100,10 +106,10 @@ int cmd_apply(int argc, char **argv)
 	};
 	const char *solution = NULL, *sysfs = "/sys", *cgroot = NULL;
 	char found[4096];
-	struct ssd_disk *disks = NULL;
+	struct disk *disks = NULL;
 	struct ssd_client c;
-	size_t n = 0;
-	int opt, dry_run = 0, failed = 0, rc;
+	size_t shown = 0;
+	int opt, dry_run = 0, failed = 0, rc, n;
 
 	ssd_client_init(&c);
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -136,22 +142,29 @@ int cmd_apply(int argc, char **argv)
 	if (optind < argc)
 		cli_usage_error("schedio apply", "unexpected argument '%s'", argv[optind]);
 	if (!cgroot) {
-		rc = ssd_disks_cgroup2_root("/proc/self/mounts", found, sizeof(found));
+		rc = cgroup2_find_mount(CGROUP2_MOUNTS, found, sizeof(found));
 		if (rc < 0 && !dry_run) {
 			fprintf(stderr, "schedio apply: no cgroup2 mount found in /proc/self/mounts\n");
 			return 1;
 		}
 		cgroot = rc < 0 ? "(no cgroup2 mount)" : found;
 	}
-	rc = ssd_disks_list(sysfs, &disks, &n);
-	if (rc < 0) {
-		fprintf(stderr, "schedio apply: cannot list disks in %s/block: %s\n", sysfs, strerror(-rc));
+	disks = malloc(APPLY_DISKS_MAX * sizeof(*disks));
+	n = disks ? disks_scan(sysfs, disks, APPLY_DISKS_MAX) : -ENOMEM;
+	if (n < 0) {
+		fprintf(stderr, "schedio apply: cannot list disks in %s/block: %s\n", sysfs, strerror(-n));
+		free(disks);
 		return 1;
 	}
-	if (n == 0)
-		printf("no disks with a model name found in %s/block\n", sysfs);
-	for (size_t i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		/* a disk without a model (dm, md, virtio) is nothing the SSD database can know */
+		if (!disks[i].model[0])
+			continue;
 		failed |= apply_disk(&c, &disks[i], solution, cgroot, dry_run) == 1;
+		shown++;
+	}
+	if (shown == 0)
+		printf("no disks with a model name found in %s/block\n", sysfs);
 	free(disks);
 	return failed;
 }

@@ -24,6 +24,7 @@
 #include "cli/scx/scx_state.h"
 #include "cli/scx/scx_topology.h"
 #include "common/cli.h"
+#include "common/sched_ext_state.h"
 
 #ifdef SCHEDIO_HAVE_SCX
 #include "scx_fifo.skel.h"
@@ -228,7 +229,7 @@ static int run_attached(struct scx_sched *s, const struct scx_run_opts *o, doubl
 	uint64_t prev[SCHEDIO_SCX_STAT_NR] = { 0 };
 	struct schedio_scx_exit ex;
 	double last = start;
-	char state[64], ops[160];
+	struct sched_ext_state st;
 
 	for (;;) {
 		struct timespec tick = { 0, 100 * 1000 * 1000 };
@@ -241,8 +242,7 @@ static int run_attached(struct scx_sched *s, const struct scx_run_opts *o, doubl
 			print_exit(s, &ex, "was ejected by the kernel", now - start);
 			return EXIT_EJECTED;
 		}
-		if (scx_state_read("/sys", state, sizeof(state), ops, sizeof(ops)) == 0 &&
-		    strcmp(state, "disabled") == 0) {
+		if (sched_ext_state_read(SCHED_EXT_STATE_ROOT, &st) == 0 && strcmp(st.state, "disabled") == 0) {
 			/* Disabled without ops.exit having run: say so rather than wait. */
 			printf("%s: %s is no longer loaded (state disabled) and left no exit info\n", PROG, s->name);
 			return EXIT_EJECTED;

@@ -18,29 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int cgroup_find_mount(const char *mounts_file, char *out, size_t cap)
-{
-	char line[4096], dev[256], dir[PATH_MAX], type[64];
-	FILE *f = fopen(mounts_file, "re");
-	int err = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%255s %4095s %63s", dev, dir, type) != 3 || strcmp(type, "cgroup2"))
-			continue;
-		if (strlen(dir) >= cap) {
-			err = -ENAMETOOLONG;
-			break;
-		}
-		snprintf(out, cap, "%s", dir);
-		err = 0;
-		break;
-	}
-	fclose(f);
-	return err;
-}
-
 void cgroup_paths_init(struct cgroup_paths *cp, const char *root, unsigned max_depth)
 {
 	memset(cp, 0, sizeof(*cp));

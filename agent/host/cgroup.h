@@ -1,4 +1,4 @@
-/* cgroup.h - naming cgroups by id: the cgroup2 mount, and a cache from
+/* cgroup.h - naming cgroups by id: a cache from
  * cgroup id (the inode number of its cgroupfs directory) to its path.
  */
 #ifndef SCHEDIO_AGENT_HOST_CGROUP_H
@@ -21,8 +21,6 @@ struct cgroup_paths {
 	size_t n, cap;
 };
 
-/* Finds the cgroup2 mount point in a mounts table (e.g. /proc/self/mounts); 0 or -ENOENT. */
-int cgroup_find_mount(const char *mounts_file, char *out, size_t cap);
 /* Starts an empty cache for the tree at root, scanning no deeper than max_depth. */
 void cgroup_paths_init(struct cgroup_paths *cp, const char *root, unsigned max_depth);
 /* Walks the tree and caches every directory not yet known; 0 or -errno. */

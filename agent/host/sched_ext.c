@@ -1,39 +1,14 @@
-/* sched_ext.c - the sched_ext state from sysfs.
- *
- * Kernels with CONFIG_SCHED_CLASS_EXT have /sys/kernel/sched_ext/state, and
- * root/ops naming the BPF scheduler while one is loaded. Without the folder
- * the kernel cannot run one: "unsupported". The root is a parameter so tests
- * can hand in a fake tree.
+/* sched_ext.c - the sched_ext state in the report: read by
+ * common/sched_ext_state.c, with the changes the watcher saw within the
+ * interval, and the watcher of that state for the agent.
  */
 #include "agent/host/sched_ext.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "agent/host/sched_ext_watch.h"
-#include "common/fsutil.h"
-
-int sched_ext_read(const char *root, struct sched_ext_state *st)
-{
-	char path[PATH_MAX];
-	struct stat sb;
-
-	memset(st, 0, sizeof(*st));
-	if (stat(root, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-		snprintf(st->state, sizeof(st->state), "unsupported");
-		return 0;
-	}
-	snprintf(path, sizeof(path), "%s/state", root);
-	if (fs_read_trimmed(path, st->state, sizeof(st->state)) <= 0)
-		snprintf(st->state, sizeof(st->state), "unknown");
-	snprintf(path, sizeof(path), "%s/root/ops", root);
-	if (fs_read_trimmed(path, st->ops, sizeof(st->ops)) < 0)
-		st->ops[0] = '\0';
-	return 0;
-}
 
 int sched_ext_to_json(const struct sched_ext_state *st, cJSON *report)
 {
@@ -50,7 +25,7 @@ void sched_ext_read_into(void *root, char *state, size_t state_len, char *ops, s
 {
 	struct sched_ext_state st;
 
-	sched_ext_read(root, &st);
+	sched_ext_state_read(root, &st);
 	snprintf(state, state_len, "%s", st.state);
 	snprintf(ops, ops_len, "%s", st.ops);
 }
@@ -82,7 +57,7 @@ static int sched_ext_collect(void *state, cJSON *report)
 
 	/* state and ops as at the end of the interval; the changes within it, as
 	 * the watcher saw them, so the server can split the interval exactly */
-	sched_ext_read(SCHED_EXT_ROOT, &st);
+	sched_ext_state_read(SCHED_EXT_STATE_ROOT, &st);
 	err = sched_ext_to_json(&st, report);
 	if (err || !state)
 		return err;

@@ -9,24 +9,16 @@
 #include <cjson/cJSON.h>
 
 #include "agent/report/collector.h"
+#include "common/sched_ext_state.h"
 
 struct sched_ext_watch;
 
-/* Where the kernel shows sched_ext's state (absent without CONFIG_SCHED_CLASS_EXT). */
-#define SCHED_EXT_ROOT "/sys/kernel/sched_ext"
 /* How often the state is polled for changes within an interval: without
  * kernel uevents, and while uevents announce the changes. */
 #define SCHED_EXT_WATCH_MS 100
 #define SCHED_EXT_UEVENT_WATCH_MS 1000
 
-struct sched_ext_state {
-	char state[32]; /* "unsupported", "disabled", "enabling", "enabled", "disabling", ... */
-	char ops[128];  /* the loaded scheduler's name; "" when none */
-};
-
-/* Reads the state under root (normally /sys/kernel/sched_ext); always fills st, returns 0. */
-int sched_ext_read(const char *root, struct sched_ext_state *st);
-/* sched_ext_read under root (a const char *) into the buffers: a sched_ext_watch_read_fn. */
+/* sched_ext_state_read under root (a const char *) into the buffers: a sched_ext_watch_read_fn. */
 void sched_ext_read_into(void *root, char *state, size_t state_len, char *ops, size_t ops_len);
 /* Starts the watcher of the sched_ext state under root (sched_ext_watch.h),
  * woken by the kernel's uevents where it can; 0 or -errno. */

@@ -1,7 +1,7 @@
 /* sched_ext_watch.c - notices a sched_ext scheduler being loaded, unloaded
  * or ejected between two reports.
  *
- * sysfs gives no notification for /sys/kernel/sched_ext/state, but the
+ * sysfs gives no notification for the sched_ext state file, but the
  * kernel sends a uevent (subsystem "sched_ext") when a scheduler's kobject
  * is added at the end of enabling, and when it is removed while disabling.
  * The watch thread sleeps on that socket and reads the state as soon as one
@@ -148,6 +148,17 @@ static void *watch_main(void *p)
 	return NULL;
 }
 
+/* Releases what sched_ext_watch_start set up once the thread is gone (or never ran). */
+static void watch_free(struct sched_ext_watch *w)
+{
+	pthread_mutex_destroy(&w->follow_lock);
+	pthread_mutex_destroy(&w->lock);
+	if (w->uevent_fd >= 0)
+		close(w->uevent_fd);
+	close(w->wake_fd);
+	free(w);
+}
+
 int sched_ext_watch_start(struct sched_ext_watch **out, const struct sched_ext_watch_cfg *cfg)
 {
 	struct sched_ext_watch *w = calloc(1, sizeof(*w));
@@ -178,12 +189,7 @@ int sched_ext_watch_start(struct sched_ext_watch **out, const struct sched_ext_w
 	pthread_mutex_init(&w->follow_lock, NULL);
 	err = pthread_create(&w->thread, NULL, watch_main, w);
 	if (err) {
-		pthread_mutex_destroy(&w->follow_lock);
-		pthread_mutex_destroy(&w->lock);
-		if (w->uevent_fd >= 0)
-			close(w->uevent_fd);
-		close(w->wake_fd);
-		free(w);
+		watch_free(w);
 		return -err;
 	}
 	*out = w;
@@ -265,10 +271,5 @@ void sched_ext_watch_stop(struct sched_ext_watch *w)
 	if (write(w->wake_fd, &one, sizeof(one)) != sizeof(one))
 		log_warn("sched_ext: cannot wake the watch thread: %s", strerror(errno));
 	pthread_join(w->thread, NULL);
-	pthread_mutex_destroy(&w->follow_lock);
-	pthread_mutex_destroy(&w->lock);
-	if (w->uevent_fd >= 0)
-		close(w->uevent_fd);
-	close(w->wake_fd);
-	free(w);
+	watch_free(w);
 }

@@ -1,8 +1,7 @@
 /* topology.c - L3 domains from sysfs.
  *
- * Every CPU lists its caches under cpuN/cache/indexK with a level and the
- * CPUs sharing it; the distinct shared lists of the level-3 caches are the
- * L3 domains. The sysfs root is a parameter so tests can hand in a fake
+ * Every CPU names the CPUs sharing its level-3 cache (common/cpu_list.c
+ * reads it); the distinct lists are the L3 domains. The sysfs root is a parameter so tests can hand in a fake
  * tree. Hosts (and many VMs) without L3 information get an empty list.
  */
 #include "agent/host/topology.h"
@@ -16,69 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/fsutil.h"
-
-#define TOPOLOGY_MAX_CPU 65536
-
-int topology_parse_cpulist(const char *s, unsigned **cpus, size_t *n)
-{
-	unsigned *v = NULL, *nv;
-	size_t len = 0, cap = 0;
-	char *end;
-
-	*cpus = NULL;
-	*n = 0;
-	while (*s && !isspace((unsigned char)*s)) {
-		unsigned long lo, hi;
-
-		if (!isdigit((unsigned char)*s))
-			goto bad;
-		lo = hi = strtoul(s, &end, 10);
-		s = end;
-		if (*s == '-') {
-			if (!isdigit((unsigned char)s[1]))
-				goto bad;
-			hi = strtoul(s + 1, &end, 10);
-			s = end;
-		}
-		if (hi < lo || hi >= TOPOLOGY_MAX_CPU || (len && lo <= v[len - 1]))
-			goto bad;
-		for (unsigned long c = lo; c <= hi; c++) {
-			if (len == cap) {
-				cap = cap ? cap * 2 : 16;
-				nv = realloc(v, cap * sizeof(*v));
-				if (!nv) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = nv;
-			}
-			v[len++] = (unsigned)c;
-		}
-		if (*s == ',')
-			s++;
-		else if (*s && !isspace((unsigned char)*s))
-			goto bad;
-	}
-	*cpus = v;
-	*n = len;
-	return 0;
-bad:
-	free(v);
-	return -EINVAL;
-}
-
-static uint64_t parse_size_kb(const char *s)
-{
-	char *end;
-	uint64_t v = strtoull(s, &end, 10);
-
-	if (*end == 'K')
-		return v;
-	if (*end == 'M')
-		return v * 1024;
-	return v / 1024; /* plain bytes */
-}
+#include "common/cpu_list.h"
 
 static bool same_cpus(const struct topology_l3 *d, const unsigned *cpus, size_t n)
 {
@@ -93,46 +30,37 @@ static int cmp_domain(const void *a, const void *b)
 	return fx < fy ? -1 : fx > fy;
 }
 
-/* Adds the L3 of one CPU directory (cpu_root/cpuN) if it has one and it is new. */
-static int add_cpu(struct topology *t, const char *cpu_root, const char *cpu_dir)
+/* Adds the L3 of CPU cpu if it has one and it is new. */
+static int add_cpu(struct topology *t, const char *cpu_root, unsigned cpu)
 {
-	char path[PATH_MAX], buf[4096];
+	char buf[4096];
+	uint64_t size_kb;
 	unsigned *cpus;
 	size_t n;
 	int err;
 
-	for (int idx = 0; idx < 16; idx++) {
-		snprintf(path, sizeof(path), "%s/%s/cache/index%d/level", cpu_root, cpu_dir, idx);
-		if (fs_read_trimmed(path, buf, sizeof(buf)) < 0)
-			break;
-		if (strcmp(buf, "3"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/cache/index%d/shared_cpu_list", cpu_root, cpu_dir, idx);
-		if (fs_read_trimmed(path, buf, sizeof(buf)) < 0)
-			continue;
-		err = topology_parse_cpulist(buf, &cpus, &n);
-		if (err)
-			return err == -ENOMEM ? err : 0; /* an unreadable list is skipped, not fatal */
-		for (size_t i = 0; i < t->nl3; i++) {
-			if (same_cpus(&t->l3[i], cpus, n)) {
-				free(cpus);
-				return 0;
-			}
-		}
-		struct topology_l3 *nl = realloc(t->l3, (t->nl3 + 1) * sizeof(*nl));
-
-		if (!nl) {
-			free(cpus);
-			return -ENOMEM;
-		}
-		t->l3 = nl;
-		t->l3[t->nl3].cpus = cpus;
-		t->l3[t->nl3].ncpus = n;
-		snprintf(path, sizeof(path), "%s/%s/cache/index%d/size", cpu_root, cpu_dir, idx);
-		t->l3[t->nl3].size_kb = fs_read_trimmed(path, buf, sizeof(buf)) > 0 ? parse_size_kb(buf) : 0;
-		t->nl3++;
+	if (cpu_list_read_l3(cpu_root, cpu, buf, sizeof(buf), &size_kb))
 		return 0;
+	err = cpu_list_parse_array(buf, &cpus, &n);
+	if (err)
+		return err == -ENOMEM ? err : 0; /* an unreadable list is skipped, not fatal */
+	for (size_t i = 0; i < t->nl3; i++) {
+		if (same_cpus(&t->l3[i], cpus, n)) {
+			free(cpus);
+			return 0;
+		}
 	}
+	struct topology_l3 *nl = realloc(t->l3, (t->nl3 + 1) * sizeof(*nl));
+
+	if (!nl) {
+		free(cpus);
+		return -ENOMEM;
+	}
+	t->l3 = nl;
+	t->l3[t->nl3].cpus = cpus;
+	t->l3[t->nl3].ncpus = n;
+	t->l3[t->nl3].size_kb = size_kb;
+	t->nl3++;
 	return 0;
 }
 
@@ -149,7 +77,7 @@ int topology_read(const char *cpu_root, struct topology *t)
 	while (!err && (de = readdir(d))) {
 		if (strncmp(de->d_name, "cpu", 3) || !isdigit((unsigned char)de->d_name[3]))
 			continue;
-		err = add_cpu(t, cpu_root, de->d_name);
+		err = add_cpu(t, cpu_root, (unsigned)strtoul(de->d_name + 3, NULL, 10));
 	}
 	closedir(d);
 	if (err) {

@@ -22,8 +22,6 @@ struct topology {
 	size_t nl3;
 };
 
-/* Parses a kernel CPU list ("0-3,8,10-11") into a new ascending array; 0 or -EINVAL/-ENOMEM. */
-int topology_parse_cpulist(const char *s, unsigned **cpus, size_t *n);
 /* Reads the L3 domains under cpu_root (normally /sys/devices/system/cpu); 0 or -errno. */
 int topology_read(const char *cpu_root, struct topology *t);
 /* Adds "l3_domains": [{cpus: [...], size_kb}] to host; 0 or -ENOMEM. */

@@ -16,7 +16,6 @@
  * (io_controller, enabled) and carries no cost figures.
  */
 #include "agent/iocost/iocost.h"
-#include "agent/host/cgroup.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -25,12 +24,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/host/disks.h"
 #include "agent/iocost/iocost_bpf.h"
 #include "agent/iocost/iocost_config.h"
 #include "agent/iocost/iocost_tree.h"
 #include "agent/iocost/iostat.h"
 #include "bpf/iocost.h"
+#include "common/cgroup2.h"
+#include "common/disks.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 
@@ -140,7 +140,7 @@ static int iocost_open(const struct agent_options *opt, void **state)
 		return -ENOMEM;
 	}
 	s->depth = opt->cgroup_depth ? opt->cgroup_depth : 1;
-	s->have_mount = cgroup_find_mount("/proc/self/mounts", s->mount, sizeof(s->mount)) == 0;
+	s->have_mount = cgroup2_find_mount(CGROUP2_MOUNTS, s->mount, sizeof(s->mount)) == 0;
 	s->io_controller = s->have_mount && controllers_have_io(s);
 	if (!s->io_controller)
 		log_info("iocost: %s: IO cost per cgroup is not available on this host",
@@ -472,7 +472,7 @@ static int iocost_collect(void *state, cJSON *report)
 		goto out;
 	ndisks = disks_scan("/sys", disks, DISKS_MAX);
 	if (ndisks < 0) {
-		log_warn("iocost: cannot list /sys/block: %s", strerror(-ndisks));
+		log_warn("iocost: cannot list the disks in sysfs: %s", strerror(-ndisks));
 		ndisks = 0;
 	}
 	read_conf(s, "io.cost.model", model, &bad);

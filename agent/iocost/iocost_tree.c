@@ -5,7 +5,7 @@
  * Kept apart from the runqueue-latency collector's cgroup code on purpose:
  * iocost needs the tree shape (parents, for the weight-based hweight
  * fallback), not id-to-path lookups. The mount itself is found by
- * cgroup_find_mount (cgroup.c), shared with that collector.
+ * cgroup2_find_mount (common/cgroup2.c), shared with that collector.
  */
 #include "agent/iocost/iocost_tree.h"
 

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "agent/host/cgroup.h"
+#include "common/cgroup2.h"
 #include "agent/runqlat/kallsyms.h"
 #include "agent/runqlat/runqlat_report.h"
 #include "agent/host/sched_ext.h"
@@ -213,12 +214,11 @@ fail:
 static void split_setup(struct runqlat_probe *rq, const struct runqlat_config *cfg)
 {
 	const char *syms = cfg->kallsyms ? cfg->kallsyms : "/proc/kallsyms";
-	struct stat sb;
 	int err;
 
 	rq->sched_slots = 1;
-	rq->sched_ext_root = cfg->sched_ext_root ? cfg->sched_ext_root : SCHED_EXT_ROOT;
-	if (stat(rq->sched_ext_root, &sb) < 0 || !S_ISDIR(sb.st_mode))
+	rq->sched_ext_root = cfg->sched_ext_root ? cfg->sched_ext_root : SCHED_EXT_STATE_ROOT;
+	if (!sched_ext_state_supported(rq->sched_ext_root))
 		return;
 	err = kallsyms_lookup(syms, "ext_sched_class", &rq->ext_class);
 	if (err) {
@@ -247,7 +247,7 @@ static int split_start(struct runqlat_probe *rq, struct sched_ext_watch *shared,
 	struct sched_ext_state st;
 	int err = 0;
 
-	sched_ext_read(rq->sched_ext_root, &st);
+	sched_ext_state_read(rq->sched_ext_root, &st);
 	sched_slots_init(&rq->slots, st.ops);
 	rq->skel->bss->ext_slot = 0;
 	rq->watch = shared;
@@ -280,7 +280,7 @@ int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, c
 	err = runqlat_check_btf(cfg->btf_path, msg, cap);
 	if (err)
 		return err;
-	err = cgroup_find_mount(cfg->mounts ? cfg->mounts : "/proc/self/mounts", root, sizeof(root));
+	err = cgroup2_find_mount(cfg->mounts ? cfg->mounts : CGROUP2_MOUNTS, root, sizeof(root));
 	if (err) {
 		snprintf(msg, cap, "no cgroup2 hierarchy is mounted (%s): cgroups cannot be named", strerror(-err));
 		return err;
@@ -594,7 +594,7 @@ int runqlat_collect(struct runqlat_probe *rq, cJSON *report)
 		/* A scheduler loaded since the last poll gets its name before the cut. */
 		struct sched_ext_state st;
 
-		sched_ext_read(rq->sched_ext_root, &st);
+		sched_ext_state_read(rq->sched_ext_root, &st);
 		sched_changed(rq, st.state, st.ops);
 	}
 	half = __atomic_fetch_add(&rq->skel->bss->interval, 1, __ATOMIC_SEQ_CST) & 1;

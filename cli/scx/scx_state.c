@@ -1,9 +1,7 @@
-/* scx_state.c - what sysfs says about sched_ext, and whether we may load.
- *
- * /sys/kernel/sched_ext/state exists only on kernels built with
- * CONFIG_SCHED_CLASS_EXT; it reads "enabled" while a BPF scheduler runs (the
- * transient "enabling"/"disabling" too), and root/ops names it. Checked
- * before loading so the user gets one line instead of a verifier dump.
+/* scx_state.c - whether we may load a sched_ext scheduler now: the kernel
+ * has sched_ext (common/sched_ext_state.c reads it), none is active, and we
+ * hold the privileges. Checked before loading so the user gets one line
+ * instead of a verifier dump.
  */
 #include "cli/scx/scx_state.h"
 
@@ -12,22 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/fsutil.h"
-
-int scx_state_read(const char *sysfs_root, char *state, size_t state_len, char *ops, size_t ops_len)
-{
-	char path[512];
-	int err;
-
-	snprintf(path, sizeof(path), "%s/kernel/sched_ext/state", sysfs_root);
-	err = (int)fs_read_trimmed(path, state, state_len);
-	if (err < 0)
-		return err;
-	snprintf(path, sizeof(path), "%s/kernel/sched_ext/root/ops", sysfs_root);
-	if (fs_read_trimmed(path, ops, ops_len) < 0)
-		ops[0] = '\0'; /* root/ exists only while a scheduler is loaded */
-	return 0;
-}
+#include "common/sched_ext_state.h"
 
 /* Whether the effective capabilities hold CAP_SYS_ADMIN (21) and CAP_BPF (39,
  * or CAP_SYS_ADMIN alone on kernels before 5.8), which registering needs. */
@@ -54,20 +37,20 @@ static int may_load_bpf(void)
 
 int scx_state_preflight(const char *sysfs_root, char *why, size_t why_len)
 {
-	char state[64], ops[160];
-	int err = scx_state_read(sysfs_root, state, sizeof(state), ops, sizeof(ops));
+	struct sched_ext_state st;
 
-	if (err == -ENOENT) {
+	sched_ext_state_read_sysfs(sysfs_root, &st);
+	if (strcmp(st.state, "unsupported") == 0) {
 		snprintf(why, why_len, "this kernel has no sched_ext (CONFIG_SCHED_CLASS_EXT, Linux 6.12+)");
 		return -1;
 	}
-	if (err) {
-		snprintf(why, why_len, "cannot read %s/kernel/sched_ext/state: %s", sysfs_root, strerror(-err));
+	if (strcmp(st.state, "unknown") == 0) {
+		snprintf(why, why_len, "cannot read the sched_ext state in %s/kernel", sysfs_root);
 		return -1;
 	}
-	if (strcmp(state, "disabled") != 0) {
-		snprintf(why, why_len, "another sched_ext scheduler is active: %s (state %s)", ops[0] ? ops : "unknown",
-			 state);
+	if (strcmp(st.state, "disabled") != 0) {
+		snprintf(why, why_len, "another sched_ext scheduler is active: %s (state %s)",
+			 st.ops[0] ? st.ops : "unknown", st.state);
 		return -1;
 	}
 	if (!may_load_bpf()) {

@@ -1,13 +1,8 @@
-/* scx_state.h - the kernel's sched_ext state as sysfs shows it. */
+/* scx_state.h - whether a sched_ext scheduler can be loaded now. */
 #ifndef SCHEDIO_CLI_SCX_SCX_STATE_H
 #define SCHEDIO_CLI_SCX_SCX_STATE_H
 
 #include <stddef.h>
-
-/* Reads <root>/kernel/sched_ext/state and root/ops (root is "/sys" outside
- * tests) into state and ops ("" when none); returns 0, or -ENOENT when the
- * kernel has no sched_ext. */
-int scx_state_read(const char *sysfs_root, char *state, size_t state_len, char *ops, size_t ops_len);
 
 /* Checks that a scheduler can be loaded now: sched_ext present, none active,
  * privileges; returns 0, or -1 with a one-line reason in why. */

@@ -15,11 +15,7 @@ struct scx_topology {
 	uint32_t domain[SCHEDIO_SCX_MAX_CPUS]; /* cpu -> domain index < nr_domains */
 };
 
-/* Sets cpus[c] = 1 for each CPU in a list like "0-3,8,10-11" (c < nr_cpus);
- * returns 0, or -1 with the reason in why. */
-int scx_cpulist_parse(const char *list, uint32_t nr_cpus, uint8_t *cpus, char *why, size_t why_len);
-
-/* Domains from a spec like "0-1/2-3" (cpulists separated by '/'); every CPU
+/* Domains from a spec like "0-1/2-3" (CPU lists as common/cpu_list.h reads them, separated by '/'); every CPU
  * below nr_cpus must be in exactly one. Returns 0, or -1 with why. */
 int scx_topology_parse(const char *spec, uint32_t nr_cpus, struct scx_topology *t, char *why, size_t why_len);
 

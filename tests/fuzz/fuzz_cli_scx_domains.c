@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/scx/scx_topology.h"
+#include "common/cpu_list.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		memset(cpus, 0, sizeof(cpus));
-		scx_cpulist_parse(spec, n, cpus, why, sizeof(why));
+		cpu_list_parse(spec, n, cpus, why, sizeof(why));
 	}
 	free(spec);
 	return 0;

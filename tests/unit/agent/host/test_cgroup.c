@@ -1,7 +1,7 @@
 /* test_cgroup.c - agent/host/cgroup.c on a fake cgroup tree (a temp folder: a
  * cgroup id is its directory's inode number, as on cgroup2): paths by id,
  * the depth limit, first-sight names surviving removal, the ancestor
- * fallback for ids never seen, and finding the cgroup2 mount.
+ * fallback for ids never seen.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -111,33 +111,12 @@ static void test_cgroup_never_seen_resolves_to_ancestor(void **state)
 	cgroup_paths_free(&cp);
 }
 
-static void test_cgroup_finds_cgroup2_mount(void **state)
-{
-	char mounts[] = "/tmp/schedio-mounts-XXXXXX", out[256];
-	int fd = mkstemp(mounts);
-	FILE *f = fdopen(fd, "w");
-
-	fputs("sysfs /sys sysfs rw 0 0\n"
-	      "cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n"
-	      "cgroup2 /sys/fs/cgroup/unified cgroup2 rw,nsdelegate 0 0\n",
-	      f);
-	fclose(f);
-	assert_int_equal(cgroup_find_mount(mounts, out, sizeof(out)), 0);
-	assert_string_equal(out, "/sys/fs/cgroup/unified");
-	f = fopen(mounts, "w");
-	fputs("cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n", f);
-	fclose(f);
-	assert_int_equal(cgroup_find_mount(mounts, out, sizeof(out)), -ENOENT);
-	unlink(mounts);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cgroup_paths_by_id_to_depth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_removed_keeps_first_sight_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_never_seen_resolves_to_ancestor, setup, teardown),
-		cmocka_unit_test(test_cgroup_finds_cgroup2_mount),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* test_topology.c - agent/host/topology.c: CPU list parsing and L3 domains read
+/* test_topology.c - agent/host/topology.c: L3 domains read
  * from a fake sysfs tree (two L3s of four CPUs, L1/L2 per core, files that
  * are not CPUs), encoded as host.l3_domains.
  */
@@ -30,28 +30,6 @@ static void put(const char *root, const char *rel, const char *text)
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
-}
-
-static void test_topology_parses_cpulists(void **state)
-{
-	unsigned *c;
-	size_t n;
-
-	assert_int_equal(topology_parse_cpulist("0-3,8,10-11\n", &c, &n), 0);
-	assert_int_equal(n, 7);
-	assert_int_equal(c[0], 0);
-	assert_int_equal(c[3], 3);
-	assert_int_equal(c[4], 8);
-	assert_int_equal(c[6], 11);
-	free(c);
-	assert_int_equal(topology_parse_cpulist("5", &c, &n), 0);
-	assert_int_equal(n, 1);
-	assert_int_equal(c[0], 5);
-	free(c);
-	assert_int_equal(topology_parse_cpulist("3-1", &c, &n), -EINVAL);
-	assert_int_equal(topology_parse_cpulist("0,x", &c, &n), -EINVAL);
-	assert_int_equal(topology_parse_cpulist("4,2", &c, &n), -EINVAL);
-	assert_int_equal(topology_parse_cpulist("1-", &c, &n), -EINVAL);
 }
 
 static void test_topology_reads_l3_domains_from_fake_sysfs(void **state)
@@ -122,7 +100,6 @@ static void test_topology_without_cache_info_is_empty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_topology_parses_cpulists),
 		cmocka_unit_test(test_topology_reads_l3_domains_from_fake_sysfs),
 		cmocka_unit_test(test_topology_without_cache_info_is_empty),
 	};

@@ -14,7 +14,7 @@
 
 #include "cli/scx/scx_state.h"
 #include "cli/scx/scx_topology.h"
-#include "common/fsutil.h"
+#include "tests/unit/fake_sysfs.h"
 
 static void test_scx_domains_spec_assigns_each_cpu_once(void **state)
 {
@@ -55,34 +55,6 @@ static void test_scx_domains_spec_errors_say_what(void **state)
 	expect_spec_error("0", SCHEDIO_SCX_MAX_CPUS + 1, "scx_llc handles");
 }
 
-static char root[64];
-
-static void put(const char *rel, const char *text)
-{
-	char path[512], dir[512];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	*strrchr(dir, '/') = '\0';
-	assert_int_equal(fs_mkdir_p(dir), 0);
-	assert_int_equal(fs_write_atomic(path, text, strlen(text)), 0);
-}
-
-static int make_root(void **state)
-{
-	snprintf(root, sizeof(root), "/tmp/schedio-scx-test.XXXXXX");
-	assert_non_null(mkdtemp(root));
-	return 0;
-}
-
-static int remove_root(void **state)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 static void test_scx_domains_from_sysfs_l3(void **state)
 {
 	struct scx_topology t;
@@ -93,22 +65,22 @@ static void test_scx_domains_from_sysfs_l3(void **state)
 		char rel[128];
 
 		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index0/level", c);
-		put(rel, "1\n");
+		fake_sysfs_put(rel, "1\n");
 		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index0/shared_cpu_list", c);
-		put(rel, c % 2 ? "1\n" : "0\n");
+		fake_sysfs_put(rel, c % 2 ? "1\n" : "0\n");
 		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index3/level", c);
-		put(rel, "3\n");
+		fake_sysfs_put(rel, "3\n");
 		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index3/shared_cpu_list", c);
-		put(rel, c % 2 ? "1,3\n" : "0,2\n");
+		fake_sysfs_put(rel, c % 2 ? "1,3\n" : "0,2\n");
 	}
-	assert_int_equal(scx_topology_from_sysfs(root, 4, &t, why, sizeof(why)), 0);
+	assert_int_equal(scx_topology_from_sysfs(fake_sysfs_root, 4, &t, why, sizeof(why)), 0);
 	assert_int_equal(t.nr_domains, 2);
 	assert_int_equal(t.domain[0], 0);
 	assert_int_equal(t.domain[1], 1);
 	assert_int_equal(t.domain[2], 0);
 	assert_int_equal(t.domain[3], 1);
 	/* A fifth CPU without cache information joins domain 0. */
-	assert_int_equal(scx_topology_from_sysfs(root, 5, &t, why, sizeof(why)), 0);
+	assert_int_equal(scx_topology_from_sysfs(fake_sysfs_root, 5, &t, why, sizeof(why)), 0);
 	assert_int_equal(t.nr_domains, 2);
 	assert_int_equal(t.domain[4], 0);
 }
@@ -117,15 +89,15 @@ static void test_scx_preflight_names_the_obstacle(void **state)
 {
 	char why[256];
 
-	assert_int_equal(scx_state_preflight(root, why, sizeof(why)), -1);
+	assert_int_equal(scx_state_preflight(fake_sysfs_root, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "this kernel has no sched_ext"));
-	put("kernel/sched_ext/state", "enabled\n");
-	put("kernel/sched_ext/root/ops", "scx_other\n");
-	assert_int_equal(scx_state_preflight(root, why, sizeof(why)), -1);
+	fake_sysfs_put("kernel/sched_ext/state", "enabled\n");
+	fake_sysfs_put("kernel/sched_ext/root/ops", "scx_other\n");
+	assert_int_equal(scx_state_preflight(fake_sysfs_root, why, sizeof(why)), -1);
 	assert_string_equal(why, "another sched_ext scheduler is active: scx_other (state enabled)");
-	put("kernel/sched_ext/state", "disabled\n");
+	fake_sysfs_put("kernel/sched_ext/state", "disabled\n");
 	/* Only privileges are left to check: pass as root, one line otherwise. */
-	int rc = scx_state_preflight(root, why, sizeof(why));
+	int rc = scx_state_preflight(fake_sysfs_root, why, sizeof(why));
 	if (rc != 0)
 		assert_non_null(strstr(why, "needs root"));
 	else
@@ -137,8 +109,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scx_domains_spec_assigns_each_cpu_once),
 		cmocka_unit_test(test_scx_domains_spec_errors_say_what),
-		cmocka_unit_test_setup_teardown(test_scx_domains_from_sysfs_l3, make_root, remove_root),
-		cmocka_unit_test_setup_teardown(test_scx_preflight_names_the_obstacle, make_root, remove_root),
+		cmocka_unit_test_setup_teardown(test_scx_domains_from_sysfs_l3, fake_sysfs_make, fake_sysfs_remove),
+		cmocka_unit_test_setup_teardown(test_scx_preflight_names_the_obstacle, fake_sysfs_make,
+						fake_sysfs_remove),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
