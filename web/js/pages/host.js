@@ -44,8 +44,8 @@ function wholeRange(ctx, extra) {
 // The whole range as one point. The server aligns steps to multiples of
 // the step, so even a step as wide as the range may come back as two
 // points: they are merged by their buckets, which is exact.
-function merged(series) {
-  return series && series.length ? mergePoints(series) : null;
+function merged(resp) {
+  return resp.series && resp.series.length ? mergePoints(resp.series, resp.layout) : null;
 }
 
 function mean(series, field) {
@@ -182,7 +182,7 @@ export function mount(ctx) {
     if (schedBox.hidden) return fill(schedBox);
     fill(schedBox, loading('each scheduler\'s latency'));
     const rows = await Promise.all(names.map(async (name) => {
-      const p = merged((await api.hostRunqlat(id, wholeRange(ctx, { sched: name }), signal)).series) || {};
+      const p = merged(await api.hostRunqlat(id, wholeRange(ctx, { sched: name }), signal)) || {};
       return { name, count: p.count || 0, p50_ns: p.p50_ns, p99_ns: p.p99_ns };
     }));
     const cell = (v, cls) => h('td', { class: cls }, v);
@@ -200,7 +200,7 @@ export function mount(ctx) {
     if (!paths.length) return fill(cgSec.body, empty('No cgroup reported runqueue latency in the last 24 hours.'));
     const rows = await Promise.all(paths.map(async (path) => {
       const resp = await api.hostRunqlat(id, wholeRange(ctx, { cgroup: path }), signal);
-      const p = merged(resp.series) || {};
+      const p = merged(resp) || {};
       return { path, count: p.count || 0, p50_ns: p.p50_ns, p99_ns: p.p99_ns, p999_ns: p.p999_ns, max_ns: p.max_ns };
     }));
     if (!cgSec.body.contains(cgTable.el)) fill(cgSec.body, cgTable.el);
@@ -213,8 +213,8 @@ export function mount(ctx) {
     const n = Math.min(host.cpus || 0, MAX_CPU_QUERIES);
     const domains = host.l3_domains || [];
     if (!n) return fill(cpuSec.body, empty('This host did not report its CPUs.'));
-    const one = async (cpu) => merged((await api.hostRunqlat(id, wholeRange(ctx, { cpu }), signal)).series) || {};
-    const domain = async (d) => (wholeHost && d.length === host.cpus ? merged((await wholeHost).series) || {} : one(d.join(',')));
+    const one = async (cpu) => merged(await api.hostRunqlat(id, wholeRange(ctx, { cpu }), signal)) || {};
+    const domain = async (d) => (wholeHost && d.length === host.cpus ? merged(await wholeHost) || {} : one(d.join(',')));
     const [cpus, l3] = await Promise.all([
       Promise.all(Array.from({ length: n }, (_, i) => one(String(i)))),
       Promise.all(domains.map(domain)),
