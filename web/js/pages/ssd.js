@@ -165,6 +165,7 @@ function submissionsOf(m) {
   return [];
 }
 
+// One config line in a block with its copy button.
 function lineBlock(text) {
   return h('div', { class: 'copy-block' }, h('pre', { tabindex: 0 }, text), copyButton(text, 'Copy'));
 }
@@ -229,16 +230,13 @@ function recommendationSection(pg, setSolutions) {
   return { sec, draw };
 }
 
-// The config lines (io.cost.model, io.cost.qos) and the hwdb entry for the
-// chosen solution and device; choosing a solution also calls onSolution.
-function configSection(pg, onSolution) {
-  const solSel = h('select', { id: 'solution', 'aria-label': 'Solution' });
-  const devIn = h('input', { id: 'dev', value: pg.dev, size: 8, 'aria-label': 'Device number (MAJ:MIN)', pattern: '[0-9]+:[0-9]+' });
-  const sec = section('Configuration lines', h('label', {}, 'Solution ', solSel), h('label', {}, 'Device ', devIn));
-  const load = (signal) => guard(sec.body, 'the configuration', async () => {
+// The config lines (io.cost.model, io.cost.qos) and the hwdb entry of the
+// model for the chosen solution and device, into body.
+function loadConfigLines(pg, body, signal) {
+  return guard(body, 'the configuration', async () => {
     const { m, solution } = pg;
-    if (!m || !Object.keys(m.recommended || {}).length) return fill(sec.body, empty('Nothing to configure without a recommendation.'));
-    fill(sec.body, loading('the configuration'));
+    if (!m || !Object.keys(m.recommended || {}).length) return fill(body, empty('Nothing to configure without a recommendation.'));
+    fill(body, loading('the configuration'));
     const [cfg, hwdb] = await Promise.all([
       api.ssdConfig(m.id, { solution, dev: pg.dev, fwrev: pg.fwrev() }, signal),
       api.ssdHwdb({ model: m.id }, signal),
@@ -247,7 +245,7 @@ function configSection(pg, onSolution) {
     let used = null;
     for (const [k, v] of cfg.headers) if (/solution/i.test(k)) used = v;
     const entry = hwdbEntries(hwdb.text, m);
-    fill(sec.body,
+    fill(body,
       used && used !== solution ? h('p', { class: 'badge warn' }, `This model has no ${solution} solution; showing ${used}.`) : null,
       h('h3', {}, 'io.cost.model'), lineBlock(lines.find((l) => / model=/.test(l)) || lines[0] || ''),
       h('h3', {}, 'io.cost.qos'), lineBlock(lines.find((l) => / enable=/.test(l)) || lines[1] || ''),
@@ -255,6 +253,15 @@ function configSection(pg, onSolution) {
       h('h3', {}, 'systemd hwdb entry'),
       entry ? copyBlock(entry, 'Copy hwdb entry') : empty('The hwdb has no entry for this model.'));
   });
+}
+
+// The configuration section: the solution and device choice over the config
+// lines; choosing a solution also calls onSolution.
+function configSection(pg, onSolution) {
+  const solSel = h('select', { id: 'solution', 'aria-label': 'Solution' });
+  const devIn = h('input', { id: 'dev', value: pg.dev, size: 8, 'aria-label': 'Device number (MAJ:MIN)', pattern: '[0-9]+:[0-9]+' });
+  const sec = section('Configuration lines', h('label', {}, 'Solution ', solSel), h('label', {}, 'Device ', devIn));
+  const load = (signal) => loadConfigLines(pg, sec.body, signal);
   solSel.addEventListener('change', () => {
     pg.solution = solSel.value;
     pg.ctx.setParams({ solution: pg.solution });
