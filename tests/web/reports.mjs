@@ -8,6 +8,7 @@
 // The shared histogram layout (bpf/hist.h): g = 4, n = 36, 528 buckets.
 const G = 4, N = 36;
 export const BUCKETS = (N - G + 1) << G;
+export const LAYOUT = { grouping_power: G, max_value_power: N };
 
 export function histIndex(v) {
   if (v < 2 ** (G + 1)) return Math.floor(v);
@@ -123,7 +124,7 @@ export function report(h, seq, startMs, endMs) {
     interval: { start_ms: startMs, end_ms: endMs },
     host: { id: h.id, hostname: h.hostname, kernel: h.kernel, arch: 'x86_64', cpus: h.cpus, l3_domains: [Array.from({ length: h.cpus }, (_, c) => c)] },
     sched_ext: h.sched ? { state: 'enabled', ops: h.sched } : { state: 'disabled', ops: null },
-    runqlat: { layout: { grouping_power: G, max_value_power: N }, cgroups, cpus },
+    runqlat: { layout: LAYOUT, cgroups, cpus },
     iocost: {
       source: 'weights',
       disks: [{

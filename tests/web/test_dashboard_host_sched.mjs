@@ -8,9 +8,9 @@
 // a host that ran one scheduler shows no choice at all. No console error or
 // failed request throughout; screenshots in light and dark.
 import { startServer, postReport } from './fixture.mjs';
-import { fleetHost, report, histogram } from './reports.mjs';
+import { fleetHost, report, histogram, LAYOUT } from './reports.mjs';
 import { launch, watch, open, charts, states, screenshot, checker } from './browser.mjs';
-import { mergePoints } from '../../web/js/hist.js';
+import { mergePoints, sumPoints } from '../../web/js/hist.js';
 import * as fmt from '../../web/js/format.js';
 
 const t = checker();
@@ -20,16 +20,7 @@ const REPORTS = 20;
 // a sample in the wrong group moves that group's percentiles out of its range
 const EEVDF_MU = 12, FIFO_MU = 16;
 
-function merge(...parts) {
-  const buckets = new Map();
-  for (const p of parts) for (const [i, n] of p.buckets) buckets.set(i, (buckets.get(i) || 0) + n);
-  return {
-    count: parts.reduce((s, p) => s + p.count, 0),
-    sum_ns: parts.reduce((s, p) => s + p.sum_ns, 0),
-    max_ns: Math.max(...parts.map((p) => p.max_ns)),
-    buckets: [...buckets.entries()].sort((a, b) => a[0] - b[0]),
-  };
-}
+const merge = (...parts) => sumPoints(parts);
 
 const hist = (p) => ({ count: p.count, sum_ns: p.sum_ns, max_ns: p.max_ns, buckets: p.buckets });
 
@@ -102,7 +93,7 @@ try {
   // reports posted after their minute went by are rolled up again by the
   // server's worker; the host's 24 h lists read the rolled-up rows
   await waitFor(async () => (await (await fetch(`${srv.url}/api/v1/hosts/${sw.id}`)).json()).schedulers.length === 2);
-  const want = Object.fromEntries(Object.entries(parts).map(([k, ps]) => [k, mergePoints(ps)]));
+  const want = Object.fromEntries(Object.entries(parts).map(([k, ps]) => [k, mergePoints(ps, LAYOUT)]));
 
   const page = await browser.ctx.newPage();
   const w = watch(page);

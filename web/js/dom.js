@@ -57,3 +57,14 @@ export function chartBox(label, height = 240) {
   const box = h('div', { class: 'chart-box', style: `height:${height}px` }, canvas);
   return { box, canvas };
 }
+
+// Runs the async fn; if it fails, the failure is shown in target instead
+// (an abort is passed on: the page is going away or being reloaded).
+export async function guard(target, what, fn) {
+  try {
+    await fn();
+  } catch (err) {
+    if (err.name === 'AbortError') throw err;
+    fill(target, failure(what, err));
+  }
+}

@@ -9,6 +9,7 @@ import { cssVar, rgba } from './base.js';
 
 const LINES = [['p50_ns', 'p50', '#10b981'], ['p90_ns', 'p90', '#f59e0b'], ['p99_ns', 'p99', '#ef4444']];
 
+// resp: a runqlat answer of the API (series and the histogram layout).
 // Returns null when there is nothing to draw.
 export function heatmapConfig(resp) {
   const step = resp.step_ms;
@@ -18,7 +19,7 @@ export function heatmapConfig(resp) {
     if (!p.buckets || !p.count) continue;
     const rows = new Map();
     for (const [idx, n] of p.buckets) {
-      const row = bucketRow(idx);
+      const row = bucketRow(idx, resp.layout);
       rows.set(row, (rows.get(row) || 0) + n);
     }
     let top = 0;

@@ -6,7 +6,7 @@
 // and the submissions themselves for download. ?model=ID picks a model.
 import * as api from '../api.js';
 import * as fmt from '../format.js';
-import { h, fill, loading, empty, failure, section, chartBox } from '../dom.js';
+import { h, fill, loading, empty, failure, section, chartBox, guard } from '../dom.js';
 import { dataTable } from '../table.js';
 import { copyButton, copyBlock } from '../copy.js';
 import { barsConfig } from '../charts/bars.js';
@@ -165,95 +165,87 @@ function submissionsOf(m) {
   return [];
 }
 
-function mountModel(ctx, modelId) {
-  ctx.setTitle(modelId.replace(/_/g, ' '));
-  const p = ctx.params;
-  let m = null, solution = p.get('solution'), dev = p.get('dev') || '259:0', lastSignal = null;
-  const fwrev = () => new URLSearchParams(location.search).get('fwrev');
-  const head = h('div', {});
-  const recSec = section('Recommended io.cost configuration');
-  const solSel = h('select', { id: 'solution', 'aria-label': 'Solution' });
-  const devIn = h('input', { id: 'dev', value: dev, size: 8, 'aria-label': 'Device number (MAJ:MIN)', pattern: '[0-9]+:[0-9]+' });
-  const cfgSec = section('Configuration lines', h('label', {}, 'Solution ', solSel), h('label', {}, 'Device ', devIn));
-  const paramSec = section('Parameters across submissions');
-  const curveSec = section('Measured curves');
-  const subSec = section('Submissions');
-  fill(ctx.root, h('p', {}, h('a', { href: '/ssd' }, '← All SSD models')), head, recSec.el, cfgSec.el, paramSec.el, curveSec.el, subSec.el);
-  fill(head, loading('the model'));
+// One config line in a block with its copy button.
+function lineBlock(text) {
+  return h('div', { class: 'copy-block' }, h('pre', { tabindex: 0 }, text), copyButton(text, 'Copy'));
+}
 
+// The model page's state, shared by its sections: the model (once loaded),
+// the solution and device chosen, the results read and the last refresh's signal.
+function modelState(ctx, modelId) {
+  const p = ctx.params;
+  return {
+    ctx, modelId, m: null, results: [], signal: null,
+    solution: p.get('solution'), dev: p.get('dev') || '259:0',
+    fwrev: () => new URLSearchParams(location.search).get('fwrev'),
+  };
+}
+
+// The model's facts (id, submissions) and the firmware choice, which reloads the page.
+function modelHead(pg, reload) {
+  const el = h('div', {});
   const fwSel = h('select', { id: 'fwrev', 'aria-label': 'Firmware revision' });
   fwSel.addEventListener('change', () => {
-    ctx.setParams({ fwrev: fwSel.value || null });
+    pg.ctx.setParams({ fwrev: fwSel.value || null });
     reload();
   });
-  solSel.addEventListener('change', () => {
-    solution = solSel.value;
-    ctx.setParams({ solution });
-    loadConfig(lastSignal).catch(() => {});
-    drawParams();
-  });
-  devIn.addEventListener('change', () => {
-    if (!devIn.checkValidity()) return devIn.reportValidity();
-    dev = devIn.value;
-    ctx.setParams({ dev });
-    loadConfig(lastSignal).catch(() => {});
-  });
-  function reload() { lastSignal && model(lastSignal).catch(() => {}); }
-
-  async function guard(target, what, fn) {
-    try {
-      await fn();
-    } catch (err) {
-      if (err.name === 'AbortError') throw err;
-      fill(target, failure(what, err));
-    }
-  }
-
-  function drawHead() {
+  function draw() {
+    const m = pg.m;
     const fwrevs = m.fwrevs || [];
     fill(fwSel, h('option', { value: '' }, 'All firmware'), fwrevs.map((f) => h('option', { value: f }, f)));
-    fwSel.value = fwrev() || '';
+    fwSel.value = pg.fwrev() || '';
     const n = typeof m.submissions === 'number' ? m.submissions : submissionsOf(m).length;
-    fill(head, h('h1', {}, m.model || m.id),
+    fill(el, h('h1', {}, m.model || m.id),
       h('dl', { class: 'facts' },
         h('dt', {}, 'Model id'), h('dd', { class: 'mono' }, m.id),
         h('dt', {}, 'Submissions'), h('dd', {}, fmt.count(n)),
         h('dt', {}, 'Firmware'), h('dd', {}, fwSel)));
   }
+  return { el, draw };
+}
 
-  function drawRecommendation() {
-    const rec = m.recommended || {};
+// The recommended values per solution, each with its spread, as a table;
+// the solutions it lists are offered by setSolutions (the config section).
+function recommendationSection(pg, setSolutions) {
+  const sec = section('Recommended io.cost configuration');
+  const cell = (rec, s, part, key, f) => {
+    const v = rec[s][part] && rec[s][part][key];
+    const sp = spreadText(rec[s].spread, key, f);
+    return h('td', { class: 'num' }, v === undefined || v === null ? '–' : f(v), sp ? h('div', { class: 'spread' }, sp) : null);
+  };
+  function draw() {
+    const rec = pg.m.recommended || {};
     const names = Object.keys(rec);
-    if (!names.length) return fill(recSec.body, empty('No recommendation: no submission of this model has usable iocost-tune solutions.'));
+    if (!names.length) return fill(sec.body, empty('No recommendation: no submission of this model has usable iocost-tune solutions.'));
     const table = h('table', { class: 'data compact rec' },
       h('caption', {}, 'Median over the raw submissions of the newest bench version; the spread (min – max) below each value'),
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Parameter'), names.map((s) => h('th', { scope: 'col', class: 'num' }, s)))),
       h('tbody', {},
         PARAMS.map(([part, key, label, f]) => h('tr', {}, h('th', { scope: 'row' }, `${key} `, h('span', { class: 'muted' }, label)),
-          names.map((s) => {
-            const v = rec[s][part] && rec[s][part][key];
-            const sp = spreadText(rec[s].spread, key, f);
-            return h('td', { class: 'num' }, v === undefined || v === null ? '–' : f(v), sp ? h('div', { class: 'spread' }, sp) : null);
-          }))),
+          names.map((s) => cell(rec, s, part, key, f)))),
         h('tr', {}, h('th', { scope: 'row' }, 'submissions'), names.map((s) => h('td', { class: 'num' }, fmt.count(rec[s].submissions))))));
-    fill(recSec.body, h('div', { class: 'table-wrap' }, table));
-    fill(solSel, names.map((s) => h('option', { value: s }, s)));
-    solution = pickSolution(names, solution);
-    solSel.value = solution;
+    fill(sec.body, h('div', { class: 'table-wrap' }, table));
+    setSolutions(names);
   }
+  return { sec, draw };
+}
 
-  const loadConfig = (signal) => guard(cfgSec.body, 'the configuration', async () => {
-    if (!m || !Object.keys(m.recommended || {}).length) return fill(cfgSec.body, empty('Nothing to configure without a recommendation.'));
-    fill(cfgSec.body, loading('the configuration'));
+// The config lines (io.cost.model, io.cost.qos) and the hwdb entry of the
+// model for the chosen solution and device, into body.
+function loadConfigLines(pg, body, signal) {
+  return guard(body, 'the configuration', async () => {
+    const { m, solution } = pg;
+    if (!m || !Object.keys(m.recommended || {}).length) return fill(body, empty('Nothing to configure without a recommendation.'));
+    fill(body, loading('the configuration'));
     const [cfg, hwdb] = await Promise.all([
-      api.ssdConfig(m.id, { solution, dev, fwrev: fwrev() }, signal),
+      api.ssdConfig(m.id, { solution, dev: pg.dev, fwrev: pg.fwrev() }, signal),
       api.ssdHwdb({ model: m.id }, signal),
     ]);
     const lines = cfg.text.trim().split('\n');
     let used = null;
     for (const [k, v] of cfg.headers) if (/solution/i.test(k)) used = v;
     const entry = hwdbEntries(hwdb.text, m);
-    fill(cfgSec.body,
+    fill(body,
       used && used !== solution ? h('p', { class: 'badge warn' }, `This model has no ${solution} solution; showing ${used}.`) : null,
       h('h3', {}, 'io.cost.model'), lineBlock(lines.find((l) => / model=/.test(l)) || lines[0] || ''),
       h('h3', {}, 'io.cost.qos'), lineBlock(lines.find((l) => / enable=/.test(l)) || lines[1] || ''),
@@ -261,109 +253,152 @@ function mountModel(ctx, modelId) {
       h('h3', {}, 'systemd hwdb entry'),
       entry ? copyBlock(entry, 'Copy hwdb entry') : empty('The hwdb has no entry for this model.'));
   });
+}
 
-  function lineBlock(text) {
-    return h('div', { class: 'copy-block' }, h('pre', { tabindex: 0 }, text), copyButton(text, 'Copy'));
+// The configuration section: the solution and device choice over the config
+// lines; choosing a solution also calls onSolution.
+function configSection(pg, onSolution) {
+  const solSel = h('select', { id: 'solution', 'aria-label': 'Solution' });
+  const devIn = h('input', { id: 'dev', value: pg.dev, size: 8, 'aria-label': 'Device number (MAJ:MIN)', pattern: '[0-9]+:[0-9]+' });
+  const sec = section('Configuration lines', h('label', {}, 'Solution ', solSel), h('label', {}, 'Device ', devIn));
+  const load = (signal) => loadConfigLines(pg, sec.body, signal);
+  solSel.addEventListener('change', () => {
+    pg.solution = solSel.value;
+    pg.ctx.setParams({ solution: pg.solution });
+    load(pg.signal).catch(() => {});
+    onSolution();
+  });
+  devIn.addEventListener('change', () => {
+    if (!devIn.checkValidity()) return devIn.reportValidity();
+    pg.dev = devIn.value;
+    pg.ctx.setParams({ dev: pg.dev });
+    load(pg.signal).catch(() => {});
+  });
+  // names: the solutions of the recommendation; the one in the URL if it is there
+  function setSolutions(names) {
+    fill(solSel, names.map((s) => h('option', { value: s }, s)));
+    pg.solution = pickSolution(names, pg.solution);
+    solSel.value = pg.solution;
   }
+  return { sec, load, setSolutions };
+}
 
-  let results = [];
-  const GROUPS = [
-    ['bw', 'Bandwidth', [['model', 'rbps', 'read'], ['model', 'wbps', 'write']], fmt.mbps],
-    ['iops', 'IOPS', [['model', 'rseqiops', 'read seq'], ['model', 'rrandiops', 'read rand'], ['model', 'wseqiops', 'write seq'], ['model', 'wrandiops', 'write rand']], fmt.iops],
-    ['lat', 'Latency targets', [['qos', 'rlat', 'read'], ['qos', 'wlat', 'write']], fmt.us],
-    ['vrate', 'vrate range', [['qos', 'min', 'min'], ['qos', 'max', 'max']], (v) => fmt.pct(v, 0)],
-  ];
+const GROUPS = [
+  ['bw', 'Bandwidth', [['model', 'rbps', 'read'], ['model', 'wbps', 'write']], fmt.mbps],
+  ['iops', 'IOPS', [['model', 'rseqiops', 'read seq'], ['model', 'rrandiops', 'read rand'], ['model', 'wseqiops', 'write seq'], ['model', 'wrandiops', 'write rand']], fmt.iops],
+  ['lat', 'Latency targets', [['qos', 'rlat', 'read'], ['qos', 'wlat', 'write']], fmt.us],
+  ['vrate', 'vrate range', [['qos', 'min', 'min'], ['qos', 'max', 'max']], (v) => fmt.pct(v, 0)],
+];
 
-  // Across submissions, per solution: the median as a bar and the spread
-  // (min - max over the submissions) as a floating bar beside it; from the
-  // recommendation, so it is there whatever else the server lists.
-  function drawSpread() {
-    const rec = m.recommended || {};
-    const names = Object.keys(rec);
-    if (!names.length) return [];
-    return GROUPS.map(([key, title, fields, f]) => {
-      const box = chartBox(`${title}: median and spread over submissions per solution`, 220);
-      const sets = [];
-      fields.forEach(([part, k, label], i) => {
-        const col = color(i);
-        sets.push({ label: `${label} median`, values: names.map((s) => (rec[s][part] ? rec[s][part][k] ?? null : null)), color: col });
-        sets.push({ label: `${label} spread`, values: names.map((s) => (rec[s].spread && rec[s].spread[k]) || null), color: rgba(col, 0.35) });
-      });
-      return { slot: `param:spread:${key}`, title, box, config: barsConfig(names, sets, { format: (v) => (Array.isArray(v) ? `${f(v[0])} – ${f(v[1])}` : f(v)) }) };
+// Across submissions, per solution: the median as a bar and the spread
+// (min - max over the submissions) as a floating bar beside it; from the
+// recommendation, so it is there whatever else the server lists.
+function spreadCharts(m) {
+  const rec = m.recommended || {};
+  const names = Object.keys(rec);
+  if (!names.length) return [];
+  return GROUPS.map(([key, title, fields, f]) => {
+    const box = chartBox(`${title}: median and spread over submissions per solution`, 220);
+    const sets = [];
+    fields.forEach(([part, k, label], i) => {
+      const col = color(i);
+      sets.push({ label: `${label} median`, values: names.map((s) => (rec[s][part] ? rec[s][part][k] ?? null : null)), color: col });
+      sets.push({ label: `${label} spread`, values: names.map((s) => (rec[s].spread && rec[s].spread[k]) || null), color: rgba(col, 0.35) });
     });
-  }
+    return { slot: `param:spread:${key}`, title, box, config: barsConfig(names, sets, { format: (v) => (Array.isArray(v) ? `${f(v[0])} – ${f(v[1])}` : f(v)) }) };
+  });
+}
 
-  // One bar per submission for the chosen solution, when the server lists them.
-  function drawPerSubmission() {
-    const withSol = results.filter((r) => r.solutions && r.solutions[solution]);
-    if (!withSol.length) return [];
-    const labels = withSol.map((r) => `${String(r.id).slice(0, 8)} ${r.fwrev || ''}`.trim());
-    const val = (r, part, key) => { const x = r.solutions[solution][part]; return x && Number.isFinite(x[key]) ? x[key] : null; };
-    const out = GROUPS.map(([key, title, fields, f]) => ({
-      slot: `param:sub:${key}`, title: `${title}, ${solution}, per submission`,
-      box: chartBox(`${title} per submission for the ${solution} solution`, 200),
-      config: barsConfig(labels, fields.map(([part, k, label]) => ({ label, values: withSol.map((r) => val(r, part, k)) })), { format: f }),
-    }));
-    const pick = (r, ...keys) => { for (const k of keys) if (Number.isFinite(r.solutions[solution][k])) return r.solutions[solution][k]; return null; };
-    if (withSol.some((r) => pick(r, 'MOF', 'mem_offload_factor', 'aMOF', 'isol') !== null))
-      out.push({
-        slot: 'param:sub:mof', title: `MOF, aMOF and isolation, ${solution}, per submission`,
-        box: chartBox(`Memory offload factor and isolation per submission for ${solution}`, 200),
-        config: barsConfig(labels, [
-          { label: 'MOF', values: withSol.map((r) => pick(r, 'MOF', 'mem_offload_factor')) },
-          { label: 'aMOF', values: withSol.map((r) => pick(r, 'aMOF', 'adjusted_mem_offload_factor')) },
-          { label: 'isol', values: withSol.map((r) => pick(r, 'isol')) },
-        ], { format: (v) => (v === null ? '–' : Number(v).toFixed(2)) }),
-      });
-    return out;
-  }
+// MOF, aMOF and isolation per submission for the solution, when any result has them.
+function mofChart(withSol, labels, solution) {
+  const pick = (r, ...keys) => { for (const k of keys) if (Number.isFinite(r.solutions[solution][k])) return r.solutions[solution][k]; return null; };
+  if (!withSol.some((r) => pick(r, 'MOF', 'mem_offload_factor', 'aMOF', 'isol') !== null)) return [];
+  return [{
+    slot: 'param:sub:mof', title: `MOF, aMOF and isolation, ${solution}, per submission`,
+    box: chartBox(`Memory offload factor and isolation per submission for ${solution}`, 200),
+    config: barsConfig(labels, [
+      { label: 'MOF', values: withSol.map((r) => pick(r, 'MOF', 'mem_offload_factor')) },
+      { label: 'aMOF', values: withSol.map((r) => pick(r, 'aMOF', 'adjusted_mem_offload_factor')) },
+      { label: 'isol', values: withSol.map((r) => pick(r, 'isol')) },
+    ], { format: (v) => (v === null ? '–' : Number(v).toFixed(2)) }),
+  }];
+}
 
-  function drawParams() {
+// One bar per submission for the chosen solution, when the server lists them.
+function perSubmissionCharts(results, solution) {
+  const withSol = results.filter((r) => r.solutions && r.solutions[solution]);
+  if (!withSol.length) return [];
+  const labels = withSol.map((r) => `${String(r.id).slice(0, 8)} ${r.fwrev || ''}`.trim());
+  const val = (r, part, key) => { const x = r.solutions[solution][part]; return x && Number.isFinite(x[key]) ? x[key] : null; };
+  const out = GROUPS.map(([key, title, fields, f]) => ({
+    slot: `param:sub:${key}`, title: `${title}, ${solution}, per submission`,
+    box: chartBox(`${title} per submission for the ${solution} solution`, 200),
+    config: barsConfig(labels, fields.map(([part, k, label]) => ({ label, values: withSol.map((r) => val(r, part, k)) })), { format: f }),
+  }));
+  return [...out, ...mofChart(withSol, labels, solution)];
+}
+
+// The parameters across submissions: spread per solution, then per submission.
+function paramSection(pg) {
+  const sec = section('Parameters across submissions');
+  function draw() {
+    const ctx = pg.ctx;
     for (const key of [...ctx.charts.slots.keys()]) if (key.startsWith('param:')) ctx.charts.drop(key);
-    const charts = [...drawSpread(), ...drawPerSubmission()];
-    if (!charts.length) return fill(paramSec.body, empty('No submission of this model has iocost-tune solutions.'));
-    fill(paramSec.body, h('p', { class: 'muted' }, 'Per solution: the median (solid) and the spread from the lowest to the highest submission (light).'),
+    const charts = [...spreadCharts(pg.m), ...perSubmissionCharts(pg.results, pg.solution)];
+    if (!charts.length) return fill(sec.body, empty('No submission of this model has iocost-tune solutions.'));
+    fill(sec.body, h('p', { class: 'muted' }, 'Per solution: the median (solid) and the spread from the lowest to the highest submission (light).'),
       h('div', { class: 'panels' }, charts.map((c) => h('figure', { class: 'panel' }, h('figcaption', {}, c.title), c.box.box))));
     for (const c of charts) ctx.charts.put(c.slot, c.box.canvas, c.config);
   }
+  return { sec, draw };
+}
 
-  // The curves come with the result when the server passes them on
-  // (curves/data); otherwise they are read from the original file, but only
-  // when asked, since a full result file can be larger than a page should
-  // fetch on its own.
-  function drawCurves() {
+// The measured MOF/aMOF and latency curves of one result (data: its curves).
+function drawCurveData(ctx, body, r, data) {
+  const pick = (names) => names.map((n) => ({ label: n, curve: normalizeCurve(data[n]) })).filter((x) => x.curve);
+  const mof = pick(['MOF', 'aMOF', 'isol']);
+  const lat = pick(['rlat-99-mean', 'wlat-99-mean', 'rlat-50-mean', 'wlat-50-mean']);
+  if (!mof.length && !lat.length) return fill(body, empty('This result has no MOF or latency curves.'));
+  const mofBox = chartBox('MOF and aMOF against vrate', 240), latBox = chartBox('Read and write latency against vrate', 240);
+  fill(body, h('p', { class: 'muted' }, `From submission ${String(r.id).slice(0, 8)} (firmware ${r.fwrev || '?'}).`),
+    h('div', { class: 'panels' },
+      mof.length ? h('figure', { class: 'panel' }, h('figcaption', {}, 'Memory offload factor and isolation against vrate'), mofBox.box) : null,
+      lat.length ? h('figure', { class: 'panel' }, h('figcaption', {}, 'IO latency against vrate'), latBox.box) : null));
+  if (mof.length) ctx.charts.put('curve:mof', mofBox.canvas, curvesConfig(mof, { format: (v) => Number(v).toFixed(2), title: 'factor' }));
+  if (lat.length) ctx.charts.put('curve:lat', latBox.canvas, curvesConfig(lat, { format: (v) => fmt.ns(v * 1e9), title: 'latency' }));
+}
+
+// The measured curves. They come with the result when the server passes them
+// on (curves/data); otherwise they are read from the original file, but only
+// when asked, since a full result file can be larger than a page should
+// fetch on its own.
+function curveSection(pg) {
+  const sec = section('Measured curves');
+  function draw() {
+    const { ctx, results } = pg;
     ctx.charts.drop('curve:mof'); ctx.charts.drop('curve:lat');
     const r = results.find((x) => x.curves || x.data);
-    if (r) return drawCurveData(r, r.curves || r.data);
+    if (r) return drawCurveData(ctx, sec.body, r, r.curves || r.data);
     const pick = results.find((x) => Object.keys(x.solutions || {}).length > 1) || results[0];
-    if (!pick) return fill(curveSec.body, empty('The measured curves are in the submitted files, which this server does not list for the model.'));
+    if (!pick) return fill(sec.body, empty('The measured curves are in the submitted files, which this server does not list for the model.'));
     const btn = h('button', { type: 'button', id: 'load-curves' }, `Load the curves from submission ${String(pick.id).slice(0, 8)}`);
-    btn.addEventListener('click', () => guard(curveSec.body, 'the curves', async () => {
-      fill(curveSec.body, loading('the result file'));
-      const data = await api.ssdResultCurves(pick.id, lastSignal);
-      if (!data) return fill(curveSec.body, empty('This result file has no iocost-tune curves.'));
-      drawCurveData(pick, data);
+    btn.addEventListener('click', () => guard(sec.body, 'the curves', async () => {
+      fill(sec.body, loading('the result file'));
+      const data = await api.ssdResultCurves(pick.id, pg.signal);
+      if (!data) return fill(sec.body, empty('This result file has no iocost-tune curves.'));
+      drawCurveData(ctx, sec.body, pick, data);
     }).catch(() => {}));
-    fill(curveSec.body, h('p', { class: 'muted' }, 'The MOF/aMOF and latency curves are in the result file itself. ', btn));
+    fill(sec.body, h('p', { class: 'muted' }, 'The MOF/aMOF and latency curves are in the result file itself. ', btn));
   }
+  return { sec, draw };
+}
 
-  function drawCurveData(r, data) {
-    const pick = (names) => names.map((n) => ({ label: n, curve: normalizeCurve(data[n]) })).filter((x) => x.curve);
-    const mof = pick(['MOF', 'aMOF', 'isol']);
-    const lat = pick(['rlat-99-mean', 'wlat-99-mean', 'rlat-50-mean', 'wlat-50-mean']);
-    if (!mof.length && !lat.length) return fill(curveSec.body, empty('This result has no MOF or latency curves.'));
-    const mofBox = chartBox('MOF and aMOF against vrate', 240), latBox = chartBox('Read and write latency against vrate', 240);
-    fill(curveSec.body, h('p', { class: 'muted' }, `From submission ${String(r.id).slice(0, 8)} (firmware ${r.fwrev || '?'}).`),
-      h('div', { class: 'panels' },
-        mof.length ? h('figure', { class: 'panel' }, h('figcaption', {}, 'Memory offload factor and isolation against vrate'), mofBox.box) : null,
-        lat.length ? h('figure', { class: 'panel' }, h('figcaption', {}, 'IO latency against vrate'), latBox.box) : null));
-    if (mof.length) ctx.charts.put('curve:mof', mofBox.canvas, curvesConfig(mof, { format: (v) => Number(v).toFixed(2), title: 'factor' }));
-    if (lat.length) ctx.charts.put('curve:lat', latBox.canvas, curvesConfig(lat, { format: (v) => fmt.ns(v * 1e9), title: 'latency' }));
-  }
-
-  function drawSubmissions(subs) {
-    if (!subs.length) return fill(subSec.body, empty(`${fmt.count(m.submissions)} submission(s); this server does not list them one by one.`));
-    const byId = new Map(results.map((r) => [r.id, r]));
+// The submissions of the model as a table, each with its file for download.
+function submissionSection(pg) {
+  const sec = section('Submissions');
+  function draw(subs) {
+    if (!subs.length) return fill(sec.body, empty(`${fmt.count(pg.m.submissions)} submission(s); this server does not list them one by one.`));
+    const byId = new Map(pg.results.map((r) => [r.id, r]));
     const rows = subs.map((s) => ({ ...(typeof s === 'string' ? { id: s } : s), ...(byId.get(s.id || s) || {}) }));
     const table = dataTable([
       { key: 'id', label: 'Result', render: (r) => h('span', { class: 'mono' }, String(r.id).slice(0, 12)) },
@@ -375,37 +410,53 @@ function mountModel(ctx, modelId) {
       { key: 'dl', label: 'File', value: () => 0, render: (r) => h('a', { href: api.ssdResultFileUrl(r.id), download: `result-${r.id}.json.gz` }, 'Download') },
     ], { caption: 'Submissions of this model', sort: 'fwrev', text: (r) => `${r.id} ${r.fwrev} ${r.kernel}` });
     table.setRows(rows);
-    fill(subSec.body, table.el);
+    fill(sec.body, table.el);
   }
+  return { sec, draw };
+}
 
+function mountModel(ctx, modelId) {
+  ctx.setTitle(modelId.replace(/_/g, ' '));
+  const pg = modelState(ctx, modelId);
+  const reload = () => { pg.signal && model(pg.signal).catch(() => {}); };
+  const head = modelHead(pg, reload);
+  const params = paramSection(pg);
+  const cfg = configSection(pg, () => params.draw());
+  const rec = recommendationSection(pg, cfg.setSolutions);
+  const curves = curveSection(pg), subs = submissionSection(pg);
+  const sections = [rec.sec, cfg.sec, params.sec, curves.sec, subs.sec];
+  fill(ctx.root, h('p', {}, h('a', { href: '/ssd' }, '← All SSD models')), head.el, sections.map((s) => s.el));
+  fill(head.el, loading('the model'));
+
+  // Loads the model, then its config and (up to MAX_RESULTS) results.
   async function model(signal) {
     try {
-      m = await api.ssdModel(modelId, fwrev(), signal);
+      pg.m = await api.ssdModel(modelId, pg.fwrev(), signal);
     } catch (err) {
       if (err.name === 'AbortError') throw err;
-      fill(head, failure('the model', err));
-      for (const s of [recSec, cfgSec, paramSec, curveSec, subSec]) s.el.hidden = true;
+      fill(head.el, failure('the model', err));
+      for (const s of sections) s.el.hidden = true;
       return;
     }
-    const fw = fwrev();
-    for (const sec of [recSec, cfgSec, paramSec, curveSec, subSec]) sec.el.hidden = false;
-    drawHead();
-    drawRecommendation();
-    const subs = submissionsOf(m).filter((s) => !fw || !s.fwrev || s.fwrev === fw);
+    const fw = pg.fwrev();
+    for (const s of sections) s.el.hidden = false;
+    head.draw();
+    rec.draw();
+    const list = submissionsOf(pg.m).filter((s) => !fw || !s.fwrev || s.fwrev === fw);
     await Promise.all([
-      loadConfig(signal),
-      guard(paramSec.body, 'the submissions', async () => {
-        results = await Promise.all(subs.slice(0, MAX_RESULTS).map((s) => api.ssdResult(s.id || s, signal).then((r) => ({ id: s.id || s, ...r }))));
-        drawParams();
-        drawCurves();
-        drawSubmissions(subs);
+      cfg.load(signal),
+      guard(params.sec.body, 'the submissions', async () => {
+        pg.results = await Promise.all(list.slice(0, MAX_RESULTS).map((s) => api.ssdResult(s.id || s, signal).then((r) => ({ id: s.id || s, ...r }))));
+        params.draw();
+        curves.draw();
+        subs.draw(list);
       }),
     ]);
   }
 
   return {
     refresh(signal) {
-      lastSignal = signal;
+      pg.signal = signal;
       return model(signal);
     },
     destroy() {},
