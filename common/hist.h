@@ -1,7 +1,8 @@
 /* hist.h - reading the shared histogram layout (bpf/hist.h) in user space:
- * bucket bounds, quantiles, sparse encoding and merging. Used by the agent to
- * summarise an interval and by the server to summarise merged histograms, so
- * both compute percentiles the same way.
+ * bucket bounds, quantiles and merging (the sparse JSON form is
+ * hist_json.h's). Used by the agent to summarise an interval and by the
+ * server to summarise merged histograms, so both compute percentiles the
+ * same way.
  */
 #ifndef SCHEDIO_COMMON_HIST_H
 #define SCHEDIO_COMMON_HIST_H
