@@ -1,4 +1,5 @@
-/* hist.c - bucket bounds and quantiles for the shared log-linear layout.
+/* hist.c - bucket bounds, quantiles and merging for the shared log-linear
+ * layout.
  *
  * A quantile is read by nearest rank and reported as the middle of its
  * bucket: the bucket is at most 2^-g of its lower bound wide, so the
@@ -64,4 +65,19 @@ uint64_t hist_quantile(const uint64_t *buckets, double q)
 			return hist_bucket_value(i);
 	}
 	return hist_bucket_value(HIST_BUCKETS - 1);
+}
+
+void hist_add_totals(struct hist *h, uint64_t count, uint64_t sum_ns, uint64_t max_ns)
+{
+	h->count += count;
+	h->sum_ns += sum_ns;
+	if (max_ns > h->max_ns)
+		h->max_ns = max_ns;
+}
+
+void hist_merge(struct hist *dst, const struct hist *src)
+{
+	hist_add_totals(dst, src->count, src->sum_ns, src->max_ns);
+	for (uint32_t i = 0; i < HIST_BUCKETS; i++)
+		dst->buckets[i] += src->buckets[i];
 }

@@ -73,7 +73,7 @@ struct runqlat_probe {
 	struct cgroup_paths paths;
 	struct slot_ref *refs, *recycled; /* scratch, max_cgroups + 1 each */
 	uint8_t *seen;                    /* scratch, one flag per slot */
-	struct runqlat_summary sum;
+	struct hist sum;
 	uint64_t overflow_reported;
 	/* The split by scheduler: sched_slots histograms per CPU (1 without sched_ext). */
 	unsigned sched_slots;
@@ -83,7 +83,7 @@ struct runqlat_probe {
 	bool own_watch;                /* started here (no shared watcher given) */
 	pthread_mutex_t slots_lock;
 	struct sched_slots slots; /* under slots_lock: the watch thread changes it */
-	struct runqlat_summary by_sched[1 + RUNQLAT_EXT_SLOTS];
+	struct hist by_sched[1 + RUNQLAT_EXT_SLOTS];
 };
 
 int runqlat_check_privileges(char *msg, size_t cap)
@@ -560,7 +560,7 @@ static int add_by_scheduler(struct runqlat_probe *rq, cJSON *sec, const struct s
 	for (unsigned k = 1; k < rq->sched_slots; k++)
 		for (unsigned j = k + 1; j < rq->sched_slots; j++)
 			if (rq->by_sched[j].count && !strcmp(class_name(names, k), class_name(names, j))) {
-				runqlat_summary_merge(&rq->by_sched[k], &rq->by_sched[j]);
+				hist_merge(&rq->by_sched[k], &rq->by_sched[j]);
 				memset(&rq->by_sched[j], 0, sizeof(rq->by_sched[j]));
 			}
 	for (unsigned k = 0; k < rq->sched_slots; k++) {

@@ -10,22 +10,11 @@
 #include "common/hist.h"
 #include "bpf/runqlat.h"
 
-/* One histogram being summed up for the report (several BPF slots can land
- * in one entry, e.g. a vanished cgroup reported under its ancestor).
- */
-struct runqlat_summary {
-	uint64_t count;
-	uint64_t sum_ns;
-	uint64_t max_ns;
-	uint64_t buckets[HIST_BUCKETS];
-};
-
-/* Adds the BPF histogram h to s. */
-void runqlat_summary_add(struct runqlat_summary *s, const struct runqlat_hist *h);
-/* Adds the summary src to dst. */
-void runqlat_summary_merge(struct runqlat_summary *dst, const struct runqlat_summary *src);
+/* Adds the BPF histogram h to s (several BPF slots can land in one report
+ * entry, e.g. a vanished cgroup reported under its ancestor). */
+void runqlat_summary_add(struct hist *s, const struct runqlat_hist *h);
 /* Adds count, sum_ns, max_ns, buckets and p50/p90/p99/p999_ns of s to obj; 0 or -ENOMEM. */
-int runqlat_summary_to_json(const struct runqlat_summary *s, cJSON *obj);
+int runqlat_summary_to_json(const struct hist *s, cJSON *obj);
 /* The layout object {grouping_power, max_value_power}; NULL on ENOMEM. */
 cJSON *runqlat_layout_json(void);
 

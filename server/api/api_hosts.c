@@ -203,12 +203,12 @@ static int list_host(void *arg, const struct store_host *h)
 	cJSON_AddNumberToObject(o, "last_seen_ms", (double)h->last_end_ms);
 	cJSON_AddBoolToObject(o, "stale", host_stale(h, c->now));
 	acc = recent_get(&c->recent, h->id);
-	if (acc && hist_total(acc->buckets) > 0) {
+	if (acc && hist_total(acc->hist.buckets) > 0) {
 		cJSON *rq = cJSON_AddObjectToObject(o, "runqlat");
 
-		cJSON_AddNumberToObject(rq, "p50_ns", (double)hist_quantile(acc->buckets, 0.5));
-		cJSON_AddNumberToObject(rq, "p99_ns", (double)hist_quantile(acc->buckets, 0.99));
-		cJSON_AddNumberToObject(rq, "count", (double)hist_total(acc->buckets));
+		cJSON_AddNumberToObject(rq, "p50_ns", (double)hist_quantile(acc->hist.buckets, 0.5));
+		cJSON_AddNumberToObject(rq, "p99_ns", (double)hist_quantile(acc->hist.buckets, 0.99));
+		cJSON_AddNumberToObject(rq, "count", (double)hist_total(acc->hist.buckets));
 	} else {
 		cJSON_AddNullToObject(o, "runqlat");
 	}
@@ -281,7 +281,7 @@ static void add_sorted_keys(cJSON *arr, const struct runqlat_set *set, bool with
 	if (!keys)
 		return;
 	for (size_t i = 0; i < set->n; i++)
-		if (!with_samples || hist_total(set->v[i]->buckets) > 0)
+		if (!with_samples || hist_total(set->v[i]->hist.buckets) > 0)
 			keys[n++] = set->v[i]->key;
 	qsort(keys, n, sizeof(*keys), cmp_str);
 	for (size_t i = 0; i < n; i++)

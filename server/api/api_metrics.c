@@ -149,22 +149,22 @@ static int latest_row(void *arg, const struct store_row *r)
 	memset(c->h, 0, sizeof(*c->h));
 	if (r->host_hist &&
 	    runqlat_hist_add_blob(c->h, r->host_hist, r->host_hist_len, runqlat_set_want_host, NULL) == 0 &&
-	    hist_total(c->h->buckets) > 0) {
+	    hist_total(c->h->hist.buckets) > 0) {
 		uint64_t cum = 0;
 		uint32_t idx = 0;
 
 		for (size_t i = 0; i < NLE; i++) {
 			while (idx < HIST_BUCKETS && (double)hist_bucket_value(idx) <= le_seconds[i] * 1e9)
-				cum += c->h->buckets[idx++];
+				cum += c->h->hist.buckets[idx++];
 			outf(&c->rq, "schedio_runqlat_seconds_bucket{host=\"%s\",id=\"%s\",le=\"%g\"} %llu\n", c->host,
 			     c->id, le_seconds[i], (unsigned long long)cum);
 		}
 		outf(&c->rq, "schedio_runqlat_seconds_bucket{host=\"%s\",id=\"%s\",le=\"+Inf\"} %llu\n", c->host, c->id,
-		     (unsigned long long)hist_total(c->h->buckets));
+		     (unsigned long long)hist_total(c->h->hist.buckets));
 		outf(&c->rq, "schedio_runqlat_seconds_sum{host=\"%s\",id=\"%s\"} %.9f\n", c->host, c->id,
-		     (double)c->h->sum_ns / 1e9);
+		     (double)c->h->hist.sum_ns / 1e9);
 		outf(&c->rq, "schedio_runqlat_seconds_count{host=\"%s\",id=\"%s\"} %llu\n", c->host, c->id,
-		     (unsigned long long)hist_total(c->h->buckets));
+		     (unsigned long long)hist_total(c->h->hist.buckets));
 	}
 	if (!r->iocost || iocost_set_add_blob(&io, r->iocost, r->iocost_len) < 0)
 		goto out;

@@ -98,7 +98,7 @@ static void points_to_json(const struct query_range *qr, struct runqlat_hist **p
 
 		if (!points[i])
 			continue;
-		if (hist_total(points[i]->buckets) > 0 || points[i]->count > 0) {
+		if (hist_total(points[i]->hist.buckets) > 0 || points[i]->hist.count > 0) {
 			o = cJSON_CreateObject();
 			cJSON_AddNumberToObject(o, "t", (double)(qr->from + (int64_t)i * qr->step));
 			runqlat_hist_to_json(points[i], o, buckets);

@@ -214,15 +214,11 @@ static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_
 
 		sc->cnt[k] = sc->dense[b];
 		if (sum)
-			sum->buckets[b] += sc->dense[b];
+			sum->hist.buckets[b] += sc->dense[b];
 		sc->dense[b] = 0;
 	}
-	if (sum) {
-		sum->count += (uint64_t)count;
-		sum->sum_ns += (uint64_t)sum_ns;
-		if ((uint64_t)max > sum->max_ns)
-			sum->max_ns = (uint64_t)max;
-	}
+	if (sum)
+		hist_add_totals(&sum->hist, (uint64_t)count, (uint64_t)sum_ns, (uint64_t)max);
 	if (out)
 		runqlat_set_encode_series(out, kind, key, strlen(key), (uint64_t)count, (uint64_t)sum_ns, (uint64_t)max,
 					  sc->touched, sc->cnt, nt);
@@ -247,7 +243,7 @@ static int parse_by_scheduler(struct parse *ps, const cJSON *rq, const char *ker
 			      struct runqlat_set *sched)
 {
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(rq, "by_scheduler"), *it;
-	uint64_t count = 0, total = 0, host_total = hist_total(sc->host.buckets);
+	uint64_t count = 0, total = 0, host_total = hist_total(sc->host.hist.buckets);
 	int i = 0;
 
 	if (!arr || cJSON_IsNull(arr))
@@ -285,12 +281,12 @@ static int parse_by_scheduler(struct parse *ps, const cJSON *rq, const char *ker
 		i++;
 	}
 	for (size_t k = 0; k < sched->n; k++) {
-		count += sched->v[k]->count;
-		total += hist_total(sched->v[k]->buckets);
+		count += sched->v[k]->hist.count;
+		total += hist_total(sched->v[k]->hist.buckets);
 	}
-	if (count != sc->host.count)
+	if (count != sc->host.hist.count)
 		return fail(ps, 400, "runqlat.by_scheduler counts add up to %llu, but the host total is %llu",
-			    (unsigned long long)count, (unsigned long long)sc->host.count);
+			    (unsigned long long)count, (unsigned long long)sc->host.hist.count);
 	if (total != host_total)
 		return fail(ps, 400, "runqlat.by_scheduler buckets add up to %llu, but the host's add up to %llu",
 			    (unsigned long long)total, (unsigned long long)host_total);

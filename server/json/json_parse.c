@@ -1,12 +1,12 @@
-/* json_parse.c - see json_parse.h. RFC 8259: no trailing commas, no
- * comments, no control characters in strings, \u escapes (surrogate pairs
- * joined, lone surrogates and \u0000 refused, since the tree holds C
- * strings), and strings must be well-formed UTF-8 (RFC 3629: no overlong
- * forms, no surrogates, nothing past U+10FFFF) — PostgreSQL refuses to store
- * anything else, so it is refused here, as bad input, before it can fail a
- * whole ingest batch. Integers up to 15 digits are read without strtod;
- * anything else numeric goes through strtod on a bounded copy. */
+/* json_parse.c - see json_parse.h. The grammar and its limits are
+ * json_lex.c's (RFC 8259, strings in well-formed UTF-8, JSON_MAX_DEPTH);
+ * this file turns the tokens into cJSON nodes. A string is decoded only
+ * after the lexer accepted it, so decoding cannot fail. Integers up to 15
+ * digits are read without strtod; anything else numeric goes through strtod
+ * on a bounded copy. */
 #include "server/json/json_parse.h"
+
+#include "server/json/json_lex.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,61 +21,7 @@ struct jp {
 
 static void skip_ws(struct jp *j)
 {
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
-		j->p++;
-}
-
-/* Length of the well-formed UTF-8 sequence at p (lead byte >= 0x80) before end, 0 if malformed. */
-static size_t utf8_seq(const unsigned char *p, const unsigned char *end)
-{
-	size_t n;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4;
-	else
-		return 0; /* continuation byte, overlong lead (c0, c1) or past U+10FFFF (f5-ff) */
-	if (end - p < (ptrdiff_t)n)
-		return 0;
-	/* the second byte's range rules out overlongs, surrogates and > U+10FFFF */
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return n;
-}
-
-static int hex4(const char *p)
-{
-	int v = 0;
-
-	for (int i = 0; i < 4; i++) {
-		char c = p[i];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
-		else
-			return -1;
-	}
-	return v;
+	j->p = json_lex_ws(j->p, j->end);
 }
 
 static size_t put_utf8(char *o, uint32_t cp)
@@ -102,32 +48,17 @@ static size_t put_utf8(char *o, uint32_t cp)
 	return 4;
 }
 
-/* A string at j->p (after its opening quote) into a cJSON_malloc'd C string. */
+/* The string at j->p (its opening quote) into a cJSON_malloc'd C string. */
 static char *parse_string(struct jp *j)
 {
-	const char *s = j->p, *q = s;
-	bool escapes = false;
+	const char *s = j->p + 1, *q;
+	bool escapes;
 	char *out, *o;
 
-	while (q < j->end && *q != '"') {
-		if ((unsigned char)*q < 0x20)
-			return NULL;
-		if ((unsigned char)*q >= 0x80) {
-			size_t n = utf8_seq((const unsigned char *)q, (const unsigned char *)j->end);
-
-			if (!n)
-				return NULL;
-			q += n;
-			continue;
-		}
-		if (*q == '\\') {
-			escapes = true;
-			q++;
-		}
-		q++;
-	}
-	if (q >= j->end)
+	q = json_lex_string(j->p, j->end, &escapes);
+	if (!q)
 		return NULL;
+	j->p = q--; /* q: the closing quote */
 	/* Escapes only ever shrink the text, so its length bounds the output. */
 	out = cJSON_malloc((size_t)(q - s) + 1);
 	if (!out)
@@ -135,11 +66,10 @@ static char *parse_string(struct jp *j)
 	if (!escapes) {
 		memcpy(out, s, (size_t)(q - s));
 		out[q - s] = '\0';
-		j->p = q + 1;
 		return out;
 	}
 	for (o = out; s < q; s++) {
-		int cp, lo;
+		uint32_t cp;
 
 		if (*s != '\\') {
 			*o++ = *s;
@@ -147,11 +77,6 @@ static char *parse_string(struct jp *j)
 		}
 		s++;
 		switch (*s) {
-		case '"':
-		case '\\':
-		case '/':
-			*o++ = *s;
-			break;
 		case 'b':
 			*o++ = '\b';
 			break;
@@ -168,79 +93,48 @@ static char *parse_string(struct jp *j)
 			*o++ = '\t';
 			break;
 		case 'u':
-			if (q - s < 5 || (cp = hex4(s + 1)) <= 0)
-				goto bad;
+			cp = (uint32_t)json_lex_hex4(s + 1);
 			s += 4;
-			if (cp >= 0xdc00 && cp <= 0xdfff)
-				goto bad;
-			if (cp >= 0xd800 && cp <= 0xdbff) {
-				if (q - s < 7 || s[1] != '\\' || s[2] != 'u' || (lo = hex4(s + 3)) < 0xdc00 ||
-				    lo > 0xdfff)
-					goto bad;
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			if (cp >= 0xd800 && cp <= 0xdbff) { /* the lexer saw the low half follow */
+				cp = 0x10000 + ((cp - 0xd800) << 10) + ((uint32_t)json_lex_hex4(s + 3) - 0xdc00);
 				s += 6;
 			}
-			o += put_utf8(o, (uint32_t)cp);
+			o += put_utf8(o, cp);
 			break;
-		default:
-			goto bad;
+		default: /* " \ / */
+			*o++ = *s;
+			break;
 		}
 	}
 	*o = '\0';
-	j->p = q + 1;
 	return out;
-bad:
-	cJSON_free(out);
-	return NULL;
 }
 
 static cJSON *parse_number(struct jp *j)
 {
-	const char *s = j->p, *q = s;
-	bool neg = false, simple = true;
+	const char *s = j->p, *q = json_lex_number(j->p, j->end);
+	bool neg = *s == '-', simple;
 	int64_t v = 0;
-	double d;
 	char buf[400], *end;
 
-	if (q < j->end && *q == '-') {
-		neg = true;
-		q++;
-	}
-	if (q >= j->end || *q < '0' || *q > '9' || (*q == '0' && q + 1 < j->end && q[1] >= '0' && q[1] <= '9'))
+	if (!q)
 		return NULL;
-	while (q < j->end && *q >= '0' && *q <= '9') {
-		if (q - s >= 16)
+	j->p = q;
+	/* 16 characters fit an int64, whose conversion rounds as strtod would */
+	simple = q - s <= 16;
+	for (const char *d = s + neg; simple && d < q; d++) {
+		if (*d < '0' || *d > '9')
 			simple = false;
 		else
-			v = v * 10 + (*q - '0');
-		q++;
+			v = v * 10 + (*d - '0');
 	}
-	if (q < j->end && *q == '.') {
-		simple = false;
-		if (++q >= j->end || *q < '0' || *q > '9')
-			return NULL;
-		while (q < j->end && *q >= '0' && *q <= '9')
-			q++;
-	}
-	if (q < j->end && (*q == 'e' || *q == 'E')) {
-		simple = false;
-		q++;
-		if (q < j->end && (*q == '+' || *q == '-'))
-			q++;
-		if (q >= j->end || *q < '0' || *q > '9')
-			return NULL;
-		while (q < j->end && *q >= '0' && *q <= '9')
-			q++;
-	}
-	j->p = q;
 	if (simple)
-		return cJSON_CreateNumber((double)(neg ? -v : v));
+		return cJSON_CreateNumber(neg ? -(double)v : (double)v); /* -0 stays -0, as in cJSON */
 	if ((size_t)(q - s) >= sizeof(buf))
 		return NULL;
 	memcpy(buf, s, (size_t)(q - s));
 	buf[q - s] = '\0';
-	d = strtod(buf, &end);
-	return cJSON_CreateNumber(d);
+	return cJSON_CreateNumber(strtod(buf, &end));
 }
 
 static cJSON *parse_value(struct jp *j);
@@ -277,9 +171,6 @@ static cJSON *parse_container(struct jp *j, bool object)
 
 		skip_ws(j);
 		if (object) {
-			if (j->p >= j->end || *j->p != '"')
-				goto bad;
-			j->p++;
 			key = parse_string(j);
 			if (!key)
 				goto bad;
@@ -336,7 +227,6 @@ static cJSON *parse_value(struct jp *j)
 	case '[':
 		return parse_container(j, false);
 	case '"':
-		j->p++;
 		s = parse_string(j);
 		if (!s)
 			return NULL;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 
-#define JSON_MAX_DEPTH 64
+#include "server/json/json_lex.h" /* JSON_MAX_DEPTH */
 
 /* Parses exactly one JSON value spanning [s, s+len) (whitespace around it is
  * fine); returns the tree (free with cJSON_Delete) or NULL for invalid JSON,

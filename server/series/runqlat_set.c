@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hist_json.h"
+
 #define RUNQLAT_BLOB_VERSION 1
 
 struct runqlat_hist *runqlat_set_get(struct runqlat_set *s, uint8_t kind, const char *key, size_t keylen)
@@ -43,12 +45,7 @@ struct runqlat_hist *runqlat_set_get(struct runqlat_set *s, uint8_t kind, const 
 
 void runqlat_hist_add(struct runqlat_hist *dst, const struct runqlat_hist *src)
 {
-	dst->count += src->count;
-	dst->sum_ns += src->sum_ns;
-	if (src->max_ns > dst->max_ns)
-		dst->max_ns = src->max_ns;
-	for (uint32_t i = 0; i < HIST_BUCKETS; i++)
-		dst->buckets[i] += src->buckets[i];
+	hist_merge(&dst->hist, &src->hist);
 }
 
 void runqlat_set_encode_begin(struct blob *out, size_t nseries)
@@ -77,7 +74,7 @@ void runqlat_set_encode_series(struct blob *out, uint8_t kind, const char *key, 
 
 static bool hist_empty(const struct runqlat_hist *h)
 {
-	return h->count == 0 && hist_total(h->buckets) == 0;
+	return h->hist.count == 0 && hist_total(h->hist.buckets) == 0;
 }
 
 static void encode_hist(struct blob *out, const struct runqlat_hist *h)
@@ -87,11 +84,12 @@ static void encode_hist(struct blob *out, const struct runqlat_hist *h)
 	size_t nb = 0;
 
 	for (uint16_t b = 0; b < HIST_BUCKETS; b++)
-		if (h->buckets[b]) {
+		if (h->hist.buckets[b]) {
 			idx[nb] = b;
-			cnt[nb++] = h->buckets[b];
+			cnt[nb++] = h->hist.buckets[b];
 		}
-	runqlat_set_encode_series(out, h->kind, h->key, strlen(h->key), h->count, h->sum_ns, h->max_ns, idx, cnt, nb);
+	runqlat_set_encode_series(out, h->kind, h->key, strlen(h->key), h->hist.count, h->hist.sum_ns, h->hist.max_ns,
+				  idx, cnt, nb);
 }
 
 void runqlat_set_encode(const struct runqlat_set *s, struct blob *out)
@@ -143,10 +141,7 @@ static int rq_walk(const void *p, size_t len, runqlat_filter_fn want, void *arg,
 				rc = -ENOMEM;
 				goto out;
 			}
-			h->count += count;
-			h->sum_ns += sum;
-			if (max > h->max_ns)
-				h->max_ns = max;
+			hist_add_totals(&h->hist, count, sum, max);
 		}
 		for (uint64_t b = 0; b < nb; b++) {
 			uint64_t gap = blob_get_u64(&r), c = blob_get_u64(&r);
@@ -155,7 +150,7 @@ static int rq_walk(const void *p, size_t len, runqlat_filter_fn want, void *arg,
 				goto bad;
 			idx += 1 + (int64_t)gap;
 			if (h)
-				h->buckets[idx] += c;
+				h->hist.buckets[idx] += c;
 		}
 	}
 	rc = r.bad ? -EINVAL : 0;
@@ -262,27 +257,12 @@ void runqlat_set_free(struct runqlat_set *s)
 
 void runqlat_hist_to_json(const struct runqlat_hist *h, cJSON *obj, bool buckets)
 {
-	uint64_t total = hist_total(h->buckets);
-	cJSON *arr;
+	const struct hist *d = &h->hist;
 
-	cJSON_AddNumberToObject(obj, "count", (double)(h->count ? h->count : total));
-	cJSON_AddNumberToObject(obj, "sum_ns", (double)h->sum_ns);
-	cJSON_AddNumberToObject(obj, "p50_ns", (double)hist_quantile(h->buckets, 0.50));
-	cJSON_AddNumberToObject(obj, "p90_ns", (double)hist_quantile(h->buckets, 0.90));
-	cJSON_AddNumberToObject(obj, "p99_ns", (double)hist_quantile(h->buckets, 0.99));
-	cJSON_AddNumberToObject(obj, "p999_ns", (double)hist_quantile(h->buckets, 0.999));
-	cJSON_AddNumberToObject(obj, "max_ns", (double)h->max_ns);
-	if (!buckets)
-		return;
-	arr = cJSON_AddArrayToObject(obj, "buckets");
-	for (uint32_t i = 0; arr && i < HIST_BUCKETS; i++) {
-		cJSON *pair;
-
-		if (!h->buckets[i])
-			continue;
-		pair = cJSON_CreateArray();
-		cJSON_AddItemToArray(pair, cJSON_CreateNumber(i));
-		cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)h->buckets[i]));
-		cJSON_AddItemToArray(arr, pair);
-	}
+	cJSON_AddNumberToObject(obj, "count", (double)(d->count ? d->count : hist_total(d->buckets)));
+	cJSON_AddNumberToObject(obj, "sum_ns", (double)d->sum_ns);
+	hist_json_add_quantiles(obj, d->buckets);
+	cJSON_AddNumberToObject(obj, "max_ns", (double)d->max_ns);
+	if (buckets)
+		hist_json_add_buckets(obj, d->buckets);
 }

@@ -23,9 +23,8 @@ enum runqlat_kind { RUNQLAT_HOST = 0, RUNQLAT_CGROUP = 1, RUNQLAT_CPU = 2, RUNQL
 
 struct runqlat_hist {
 	uint8_t kind;
-	char *key; /* cgroup path, CPU number as text or scheduler group; "" for the host */
-	uint64_t count, sum_ns, max_ns;
-	uint64_t buckets[HIST_BUCKETS]; /* dense while in memory */
+	char *key;        /* cgroup path, CPU number as text or scheduler group; "" for the host */
+	struct hist hist; /* buckets dense while in memory */
 };
 
 struct runqlat_set {

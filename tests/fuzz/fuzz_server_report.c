@@ -37,8 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    runqlat_set_add_sched(&split, rep.host_hist.p, rep.host_hist.len, rep.sched_group))
 				abort();
 			for (size_t i = 0; i < split.n; i++)
-				n += split.v[i]->count;
-			if (n != whole->count)
+				n += split.v[i]->hist.count;
+			if (n != whole->hist.count)
 				abort(); /* the split adds up to the host */
 			free(whole);
 		}

@@ -1,6 +1,7 @@
 /* test_hist.c - the shared histogram layout (bpf/hist.h, common/hist.c):
  * the index formula of the contract, bucket bounds that round-trip, and
- * quantiles within the layout's 6.25% of quantiles of the raw values.
+ * quantiles within the layout's 6.25% of quantiles of the raw values, and
+ * merging.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -108,6 +109,30 @@ static void test_hist_quantile_of_empty_is_zero(void **state)
 	free(buckets);
 }
 
+static void test_hist_merge_adds_and_keeps_larger_max(void **state)
+{
+	struct hist *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+
+	(void)state;
+	a->count = 3, a->sum_ns = 300, a->max_ns = 150;
+	a->buckets[10] = 2, a->buckets[HIST_BUCKETS - 1] = 1;
+	b->count = 4, b->sum_ns = 40, b->max_ns = 20;
+	b->buckets[10] = 1, b->buckets[20] = 3;
+	hist_merge(a, b);
+	assert_int_equal(a->count, 7);
+	assert_int_equal(a->sum_ns, 340);
+	assert_int_equal(a->max_ns, 150);
+	assert_int_equal(a->buckets[10], 3);
+	assert_int_equal(a->buckets[20], 3);
+	assert_int_equal(a->buckets[HIST_BUCKETS - 1], 1);
+	assert_int_equal(hist_total(a->buckets), 7);
+	b->max_ns = 1000;
+	hist_merge(a, b);
+	assert_int_equal(a->max_ns, 1000);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +140,7 @@ int main(void)
 		cmocka_unit_test(test_hist_bucket_bounds_round_trip),
 		cmocka_unit_test(test_hist_quantiles_within_layout_error),
 		cmocka_unit_test(test_hist_quantile_of_empty_is_zero),
+		cmocka_unit_test(test_hist_merge_adds_and_keeps_larger_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,7 +45,7 @@ static void check_percentiles(uint64_t *vals, size_t n)
 		double q;
 	} pct[] = { { "p50_ns", 0.5 }, { "p90_ns", 0.9 }, { "p99_ns", 0.99 }, { "p999_ns", 0.999 } };
 	struct runqlat_hist *h = calloc(1, sizeof(*h));
-	struct runqlat_summary *s = calloc(1, sizeof(*s));
+	struct hist *s = calloc(1, sizeof(*s));
 	cJSON *o = cJSON_CreateObject();
 
 	for (size_t i = 0; i < n; i++)
@@ -89,7 +89,7 @@ static void test_runqlat_percentiles_within_layout_error(void **state)
 static void test_runqlat_entry_is_sparse_and_complete(void **state)
 {
 	struct runqlat_hist *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
-	struct runqlat_summary *s = calloc(1, sizeof(*s));
+	struct hist *s = calloc(1, sizeof(*s));
 	cJSON *o = cJSON_CreateObject(), *buckets, *pair;
 
 	bpf_add(a, 5);

@@ -43,11 +43,11 @@ static void test_report_valid_decodes_to_what_was_sent(void **state)
 	assert_int_equal(rep.seq, 3);
 	assert_int_equal(runqlat_set_add_blob(&s, rep.series.p, rep.series.len, NULL, NULL), 0);
 	assert_int_equal(s.n, 1);
-	assert_int_equal(s.v[0]->buckets[10], 2);
-	assert_int_equal(s.v[0]->buckets[40], 4);
+	assert_int_equal(s.v[0]->hist.buckets[10], 2);
+	assert_int_equal(s.v[0]->hist.buckets[40], 4);
 	assert_int_equal(runqlat_set_add_blob(&s, rep.host_hist.p, rep.host_hist.len, NULL, NULL), 0);
 	assert_int_equal(s.v[1]->kind, RUNQLAT_HOST);
-	assert_int_equal(hist_total(s.v[1]->buckets), 6);
+	assert_int_equal(hist_total(s.v[1]->hist.buckets), 6);
 	assert_int_equal(iocost_set_add_blob(&io, rep.iocost.p, rep.iocost.len), 0);
 	assert_int_equal(io.n, 2);
 	assert_true(iocost_row_value(io.v[1], IOCOST_USAGE, &v));
@@ -183,11 +183,11 @@ static void test_report_by_scheduler_splits_the_host(void **state)
 		 &got);
 	assert_int_equal(got.n, 2);
 	assert_string_equal(got.v[0]->key, "eevdf");
-	assert_int_equal(got.v[0]->count, 4);
-	assert_int_equal(got.v[0]->buckets[20], 4);
+	assert_int_equal(got.v[0]->hist.count, 4);
+	assert_int_equal(got.v[0]->hist.buckets[20], 4);
 	assert_string_equal(got.v[1]->key, "scx_fifo");
-	assert_int_equal(got.v[1]->count, 6);
-	assert_int_equal(got.v[1]->buckets[60], 6);
+	assert_int_equal(got.v[1]->hist.count, 6);
+	assert_int_equal(got.v[1]->hist.buckets[60], 6);
 	runqlat_set_free(&got);
 	split_of(HEAD_K("5.15.0") RQ "\"by_scheduler\":[{\"ops\":null,\"count\":4,\"buckets\":[[20,4]]},"
 				     "{\"ops\":\"scx_fifo\",\"count\":6,\"buckets\":[[60,6]]}]}}",
@@ -199,13 +199,13 @@ static void test_report_by_scheduler_splits_the_host(void **state)
 		 &got);
 	assert_int_equal(got.n, 1);
 	assert_string_equal(got.v[0]->key, "eevdf");
-	assert_int_equal(got.v[0]->count, 10);
+	assert_int_equal(got.v[0]->hist.count, 10);
 	runqlat_set_free(&got);
 	/* Absent: the whole host under the report's group. */
 	split_of(HEAD_K("6.6.1") RQ "\"cgroups\":[]}}", &got);
 	assert_int_equal(got.n, 1);
 	assert_string_equal(got.v[0]->key, "scx_fifo");
-	assert_int_equal(got.v[0]->count, 10);
+	assert_int_equal(got.v[0]->hist.count, 10);
 	runqlat_set_free(&got);
 }
 

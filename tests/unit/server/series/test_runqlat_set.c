@@ -16,10 +16,10 @@ static void fill(struct runqlat_set *s, const char *key, uint32_t base, uint64_t
 
 	assert_non_null(h);
 	for (uint32_t i = 0; i < 60; i++)
-		h->buckets[base + i] += scale * (i + 1);
-	h->count += 1830 * scale;
-	h->sum_ns += 1000 * scale;
-	h->max_ns = base * 100;
+		h->hist.buckets[base + i] += scale * (i + 1);
+	h->hist.count += 1830 * scale;
+	h->hist.sum_ns += 1000 * scale;
+	h->hist.max_ns = base * 100;
 }
 
 static void test_runqlat_set_round_trips_exactly(void **state)
@@ -29,7 +29,7 @@ static void test_runqlat_set_round_trips_exactly(void **state)
 
 	fill(&a, "/", 10, 1);
 	fill(&a, "/system.slice/x'; DROP TABLE y;--", 400, 1000000007ULL);
-	runqlat_set_get(&a, RUNQLAT_CPU, "3", 1)->buckets[HIST_BUCKETS - 1] = UINT64_MAX / 2;
+	runqlat_set_get(&a, RUNQLAT_CPU, "3", 1)->hist.buckets[HIST_BUCKETS - 1] = UINT64_MAX / 2;
 	runqlat_set_encode(&a, &blob);
 	assert_false(blob.oom);
 	/* about 2-3 bytes per non-zero bucket */
@@ -38,9 +38,9 @@ static void test_runqlat_set_round_trips_exactly(void **state)
 	assert_int_equal(b.n, a.n);
 	for (size_t i = 0; i < a.n; i++) {
 		assert_string_equal(a.v[i]->key, b.v[i]->key);
-		assert_int_equal(a.v[i]->count, b.v[i]->count);
-		assert_int_equal(a.v[i]->max_ns, b.v[i]->max_ns);
-		assert_memory_equal(a.v[i]->buckets, b.v[i]->buckets, sizeof(a.v[i]->buckets));
+		assert_int_equal(a.v[i]->hist.count, b.v[i]->hist.count);
+		assert_int_equal(a.v[i]->hist.max_ns, b.v[i]->hist.max_ns);
+		assert_memory_equal(a.v[i]->hist.buckets, b.v[i]->hist.buckets, sizeof(a.v[i]->hist.buckets));
 	}
 	blob_free(&blob);
 	runqlat_set_free(&a);
@@ -59,10 +59,10 @@ static void test_runqlat_set_merges_by_adding_buckets(void **state)
 	assert_int_equal(runqlat_set_add_blob(&m, blob.p, blob.len, NULL, NULL), 0);
 	assert_int_equal(m.n, 1);
 	for (uint32_t i = 0; i < HIST_BUCKETS; i++)
-		assert_int_equal(m.v[0]->buckets[i], 2 * a.v[0]->buckets[i]);
-	assert_int_equal(m.v[0]->max_ns, a.v[0]->max_ns);
+		assert_int_equal(m.v[0]->hist.buckets[i], 2 * a.v[0]->hist.buckets[i]);
+	assert_int_equal(m.v[0]->hist.max_ns, a.v[0]->hist.max_ns);
 	assert_int_equal(runqlat_hist_add_blob(&one, blob.p, blob.len, NULL, NULL), 0);
-	assert_int_equal(hist_total(one.buckets), hist_total(a.v[0]->buckets));
+	assert_int_equal(hist_total(one.hist.buckets), hist_total(a.v[0]->hist.buckets));
 	blob_free(&blob);
 	runqlat_set_free(&a);
 	runqlat_set_free(&m);
@@ -92,8 +92,8 @@ static void host_of(struct runqlat_hist *h, uint32_t b, uint64_t n)
 	memset(h, 0, sizeof(*h));
 	h->kind = RUNQLAT_HOST;
 	h->key = empty;
-	h->buckets[b] = n;
-	h->count = n;
+	h->hist.buckets[b] = n;
+	h->hist.count = n;
 }
 
 static struct runqlat_hist *sched_of(struct runqlat_set *s, const char *key, uint32_t b, uint64_t n)
@@ -101,8 +101,8 @@ static struct runqlat_hist *sched_of(struct runqlat_set *s, const char *key, uin
 	struct runqlat_hist *h = runqlat_set_get(s, RUNQLAT_SCHED, key, strlen(key));
 
 	assert_non_null(h);
-	h->buckets[b] += n;
-	h->count += n;
+	h->hist.buckets[b] += n;
+	h->hist.count += n;
 	return h;
 }
 
@@ -122,21 +122,21 @@ static void test_runqlat_set_sched_split_from_blob(void **state)
 	assert_int_equal(got.n, 2);
 	assert_string_equal(got.v[0]->key, "eevdf");
 	assert_int_equal(got.v[0]->kind, RUNQLAT_SCHED);
-	assert_int_equal(got.v[0]->buckets[20], 4);
+	assert_int_equal(got.v[0]->hist.buckets[20], 4);
 	assert_string_equal(got.v[1]->key, "scx_fifo");
-	assert_int_equal(got.v[1]->count, 6);
+	assert_int_equal(got.v[1]->hist.count, 6);
 	memset(&whole, 0, sizeof(whole));
 	assert_int_equal(runqlat_hist_add_blob(&whole, blob.p, blob.len, runqlat_set_want_host, NULL), 0);
-	assert_int_equal(whole.count, 10);
-	assert_int_equal(whole.buckets[20], 10);
+	assert_int_equal(whole.hist.count, 10);
+	assert_int_equal(whole.hist.buckets[20], 10);
 	/* Adding it twice merges per group. */
 	assert_int_equal(runqlat_set_add_sched(&got, blob.p, blob.len, "other"), 0);
 	assert_int_equal(got.n, 2);
-	assert_int_equal(got.v[1]->count, 12);
+	assert_int_equal(got.v[1]->hist.count, 12);
 	/* A corrupt blob adds nothing. */
 	assert_int_not_equal(runqlat_set_add_sched(&got, blob.p, blob.len - 1, "other"), 0);
 	assert_int_equal(got.n, 2);
-	assert_int_equal(got.v[1]->count, 12);
+	assert_int_equal(got.v[1]->hist.count, 12);
 	blob_free(&blob);
 	runqlat_set_free(&sched);
 	runqlat_set_free(&got);
@@ -161,7 +161,7 @@ static void test_runqlat_set_sched_split_falls_back_to_row_group(void **state)
 	assert_int_equal(runqlat_set_add_sched(&got, one.p, one.len, "fair"), 0);
 	assert_int_equal(got.n, 1);
 	assert_string_equal(got.v[0]->key, "fair");
-	assert_int_equal(got.v[0]->buckets[30], 7);
+	assert_int_equal(got.v[0]->hist.buckets[30], 7);
 	blob_free(&one);
 	blob_free(&none);
 	/* One group other than the row's is kept. */

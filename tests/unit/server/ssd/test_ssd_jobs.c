@@ -1,6 +1,7 @@
 /* test_ssd_jobs.c - the pruning job scanner: it keeps what the importer
  * reads, drops the rest, and still refuses a file that is not valid JSON
- * anywhere, including inside the parts it skips.
+ * anywhere, including inside the parts it skips, by the same grammar and
+ * limits as report bodies (server/json/json_lex.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "server/json/json_parse.h"
 #include "server/ssd/ssd_jobs.h"
 
 static cJSON *parse(const char *s)
@@ -91,14 +93,16 @@ static void test_invalid_json_in_skipped_parts_is_refused(void **state)
 	}
 }
 
-static void test_nesting_limit_matches_cjson(void **state)
+static void test_nesting_limit_matches_report_parser(void **state)
 {
-	/* cJSON refuses 1000 nested containers and more; so must the scanner, in skipped parts too */
+	/* one nesting limit for every JSON the server reads: JSON_MAX_DEPTH
+	 * containers in all, in skipped parts too, as json_parse counts them */
 	const char *head = "[{\"spec\":{\"kind\":\"iocost-qos\"},\"result\":";
-	size_t depth = 1000 - 2, n = strlen(head);
+	size_t depth = JSON_MAX_DEPTH - 2, n = strlen(head);
 	char *s = malloc(n + 2 * depth + 8);
 	cJSON *v, *full;
 
+	(void)state;
 	for (int extra = 0; extra < 2; extra++) {
 		size_t d = depth + (size_t)extra, k = n;
 
@@ -109,13 +113,21 @@ static void test_nesting_limit_matches_cjson(void **state)
 		k += d;
 		strcpy(s + k, "}]");
 		v = parse(s);
-		full = cJSON_Parse(s);
+		full = json_parse(s, strlen(s));
 		assert_int_equal(v != NULL, full != NULL);
-		assert_int_equal(v != NULL, extra == 0); /* 998 nested accepted, 999 refused */
+		assert_int_equal(v != NULL, extra == 0); /* 62 nested in the job accepted, 63 refused */
 		cJSON_Delete(v);
 		cJSON_Delete(full);
 	}
 	free(s);
+}
+
+static void test_refuses_bad_utf8_in_skipped_parts(void **state)
+{
+	(void)state;
+	assert_null(parse("[{\"spec\":{\"kind\":\"iocost-qos\"},\"result\":[\"\xc0\xaf\"]}]"));
+	assert_null(parse("[{\"spec\":{\"kind\":\"iocost-qos\"},\"skipped\":{\"k\xff\":1}}]"));
+	assert_null(parse("{\"not\":\"an array \xed\xa0\x80\"}"));
 }
 
 int main(void)
@@ -123,7 +135,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keeps_what_is_read),
 		cmocka_unit_test(test_invalid_json_in_skipped_parts_is_refused),
-		cmocka_unit_test(test_nesting_limit_matches_cjson),
+		cmocka_unit_test(test_nesting_limit_matches_report_parser),
+		cmocka_unit_test(test_refuses_bad_utf8_in_skipped_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
