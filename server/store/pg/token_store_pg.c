@@ -7,7 +7,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "server/http/auth.h"
 #include "server/store/pg/pg_conn.h"
@@ -98,17 +97,9 @@ static int pg_list(struct token_store *ts, FILE *f)
 
 	if (!r)
 		return -1;
-	fprintf(f, "%-32s %-7s %-24s %s\n", "NAME", "SCOPE", "CREATED", "STATE");
-	for (int i = 0; i < PQntuples(r); i++) {
-		time_t created = (time_t)(pg_int(r, i, 2) / 1000);
-		char stamp[32];
-		struct tm tm;
-
-		gmtime_r(&created, &tm);
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		fprintf(f, "%-32s %-7s %-24s %s\n", pg_text(r, i, 0), pg_text(r, i, 1), stamp,
-			PQgetisnull(r, i, 3) ? "valid" : "revoked");
-	}
+	token_store_print_header(f);
+	for (int i = 0; i < PQntuples(r); i++)
+		token_store_print_row(f, pg_text(r, i, 0), pg_text(r, i, 1), pg_int(r, i, 2), !PQgetisnull(r, i, 3));
 	PQclear(r);
 	return 0;
 }
