@@ -10,6 +10,7 @@
 
 #include "server/http/auth.h"
 #include "server/store/pg/pg_conn.h"
+#include "server/store/store_sql.h"
 
 struct pg_tokens {
 	struct token_store base;
@@ -25,10 +26,9 @@ static struct pg_tokens *from(struct token_store *ts)
 static const char *const sql[] = {
 	("INSERT INTO tokens (name, scope, hash, created_ms) VALUES ($1::text, $2::text, $3::text, $4::bigint) "
 	 "ON CONFLICT (name) DO NOTHING"),
-	"UPDATE tokens SET revoked_ms = $1::bigint WHERE name = $2::text AND revoked_ms IS NULL",
-	"SELECT name, scope, created_ms, revoked_ms FROM tokens ORDER BY id",
-	"SELECT 1::bigint FROM tokens WHERE hash = $1::text AND revoked_ms IS NULL AND (scope = $2::text OR scope = "
-	"'admin')",
+	STORE_SQL_TOKEN_REVOKE,
+	STORE_SQL_TOKEN_LIST,
+	STORE_SQL_TOKEN_CHECK,
 };
 static const char *const names[] = { "t_add", "t_revoke", "t_list", "t_check" };
 

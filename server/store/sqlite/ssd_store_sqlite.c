@@ -19,6 +19,8 @@
 #include <time.h>
 #include <sqlite3.h>
 
+#include "server/store/store_sql.h"
+
 /* A search matches the name, the id (spaces as '_') or any firmware; ?1 is the
  * pattern from ssd_store_like_pattern (lower case), NULL for every model. SQLite's
  * LIKE ignores ASCII case by itself, so the columns need no lower(). */
@@ -48,12 +50,12 @@ static const char *const sql[S_COUNT] = {
 	[S_EXISTS] = "SELECT 1 FROM ssd_results WHERE id = ?",
 	[S_RESULT_INSERT] = "INSERT INTO ssd_results (id, model_id, model, fwrev, bench_major, bench_minor, merged, "
 			    "summary, submitted_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[S_FILE_INSERT] = "INSERT INTO ssd_files (id, gz) VALUES (?, ?)",
+	[S_FILE_INSERT] = STORE_SQL_SSD_FILE_INSERT,
 	[S_MODEL_GET] = "SELECT submissions, fwrevs, solutions FROM ssd_models WHERE id = ?",
 	[S_MODEL_PUT] = "INSERT OR REPLACE INTO ssd_models (id, model, submissions, fwrevs, solutions) "
 			"VALUES (?, ?, ?, ?, ?)",
-	[S_SUMMARY] = "SELECT summary FROM ssd_results WHERE id = ?",
-	[S_FILE] = "SELECT gz FROM ssd_files WHERE id = ?",
+	[S_SUMMARY] = STORE_SQL_SSD_SUMMARY,
+	[S_FILE] = STORE_SQL_SSD_FILE,
 	/* One statement, so the count and the page come from the same snapshot; the page is
 	 * LEFT JOINed so an empty page still brings the count (one row with NULL columns). */
 	[S_LIST_MODELS] = "SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions "

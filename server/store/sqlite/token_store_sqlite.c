@@ -11,14 +11,15 @@
 
 #include "server/http/auth.h"
 #include "server/store/sqlite/sqlite_db.h"
+#include "server/store/store_sql.h"
 
 enum { T_ADD, T_REVOKE, T_LIST, T_CHECK, T_COUNT };
 
 static const char *const sql[T_COUNT] = {
 	[T_ADD] = "INSERT INTO tokens (name, scope, hash, created_ms) VALUES (?, ?, ?, ?)",
-	[T_REVOKE] = "UPDATE tokens SET revoked_ms = ? WHERE name = ? AND revoked_ms IS NULL",
-	[T_LIST] = "SELECT name, scope, created_ms, revoked_ms FROM tokens ORDER BY id",
-	[T_CHECK] = "SELECT 1 FROM tokens WHERE hash = ? AND revoked_ms IS NULL AND (scope = ? OR scope = 'admin')",
+	[T_REVOKE] = STORE_SQL_TOKEN_REVOKE,
+	[T_LIST] = STORE_SQL_TOKEN_LIST,
+	[T_CHECK] = STORE_SQL_TOKEN_CHECK,
 };
 
 struct token_sqlite_tokens {
