@@ -19,6 +19,7 @@
 #include <time.h>
 #include <sqlite3.h>
 
+#include "server/store/sqlite/sqlite_db.h"
 #include "server/store/store_sql.h"
 
 /* A search matches the name, the id (spaces as '_') or any firmware; ?1 is the
@@ -76,11 +77,7 @@ struct sqlite_store {
 /* Statement which, its last use reset and unbound; call with the lock held. */
 static sqlite3_stmt *stmt(struct sqlite_store *s, enum ssd_sqlite_stmt which)
 {
-	sqlite3_stmt *st = s->st[which];
-
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return st;
+	return sqlite_db_stmt(s->st[which]);
 }
 
 /* Steps statement which (bound already) to its end and resets it, so no
@@ -463,9 +460,7 @@ static void ssd_sqlite_close(struct ssd_store *base)
 
 	if (!s)
 		return;
-	for (int i = 0; i < S_COUNT; i++)
-		sqlite3_finalize(s->st[i]);
-	sqlite3_close(s->db);
+	sqlite_db_close(s->db, s->st, S_COUNT);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -499,9 +494,8 @@ struct ssd_store *ssd_store_sqlite_open(const char *path, char *err, size_t errl
 	if (sqlite3_exec(s->db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; SELECT 1 FROM ssd_models LIMIT 0",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
-	for (int i = 0; i < S_COUNT; i++)
-		if (sqlite3_prepare_v3(s->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK)
-			goto fail;
+	if (sqlite_db_prepare_all(s->db, sql, S_COUNT, s->st) < 0)
+		goto fail;
 	return &s->base;
 fail:
 	snprintf(err, errlen, "SSD store: %s: %s", path, sqlite3_errmsg(s->db));

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/store/sqlite/sqlite_db.h"
 #include "server/store/store_sql.h"
 
 /* STORE_SQL_ROW_COLS and STORE_SQL_RAW_COLS with the per-cgroup blobs left out (scan_hist). */
@@ -87,11 +88,7 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 
 sqlite3_stmt *store_sqlite_stmt(struct store_sqlite *s, enum store_sqlite_stmt which)
 {
-	sqlite3_stmt *st = s->st[which];
-
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return st;
+	return sqlite_db_stmt(s->st[which]);
 }
 
 static int exec1(struct store_sqlite *s, enum store_sqlite_stmt which)
@@ -420,9 +417,7 @@ static void store_sqlite_close(struct store *base)
 
 	if (!s)
 		return;
-	for (int i = 0; i < STORE_SQLITE_COUNT; i++)
-		sqlite3_finalize(s->st[i]);
-	sqlite3_close(s->db);
+	sqlite_db_close(s->db, s->st, STORE_SQLITE_COUNT);
 	free(s);
 }
 
@@ -473,9 +468,8 @@ struct store *store_sqlite_open(const char *path, char *err, size_t errlen)
 			 NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	sqlite3_wal_hook(s->db, store_sqlite_wal_hook, s);
-	for (int i = 0; i < STORE_SQLITE_COUNT; i++)
-		if (sqlite3_prepare_v3(s->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK)
-			goto fail;
+	if (sqlite_db_prepare_all(s->db, sql, STORE_SQLITE_COUNT, s->st) < 0)
+		goto fail;
 	return &s->base;
 fail:
 	snprintf(err, errlen, "cannot open store %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");

@@ -37,11 +37,7 @@ static struct token_sqlite_tokens *from(struct token_store *ts)
 /* Statement which, its last use reset and unbound; call with the lock held. */
 static sqlite3_stmt *stmt(struct token_sqlite_tokens *t, int which)
 {
-	sqlite3_stmt *st = t->st[which];
-
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return st;
+	return sqlite_db_stmt(t->st[which]);
 }
 
 static int token_sqlite_add(struct token_store *ts, const char *name, const char *scope, char *out, char *err,
@@ -141,9 +137,7 @@ static void token_sqlite_close(struct token_store *ts)
 
 	if (!t)
 		return;
-	for (int i = 0; i < T_COUNT; i++)
-		sqlite3_finalize(t->st[i]);
-	sqlite3_close(t->db);
+	sqlite_db_close(t->db, t->st, T_COUNT);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }
@@ -170,11 +164,9 @@ struct token_store *token_store_sqlite_open(const char *path, char *err, size_t 
 	t->db = sqlite_db_open(path, err, errlen);
 	if (!t->db)
 		goto fail;
-	for (int i = 0; i < T_COUNT; i++) {
-		if (sqlite3_prepare_v3(t->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &t->st[i], NULL) != SQLITE_OK) {
-			snprintf(err, errlen, "database %s: %s", path, sqlite3_errmsg(t->db));
-			goto fail;
-		}
+	if (sqlite_db_prepare_all(t->db, sql, T_COUNT, t->st) < 0) {
+		snprintf(err, errlen, "database %s: %s", path, sqlite3_errmsg(t->db));
+		goto fail;
 	}
 	return &t->base;
 fail:
