@@ -18,7 +18,6 @@
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "server/store/checkpointer.h"
-#include "server/store/sqlite/sqlite_db.h"
 #include "server/http/http.h"
 #include "server/http/listen.h"
 #include "server/ingest/ingest.h"
@@ -277,27 +276,14 @@ static int start_storage(struct server *srv, char *err, size_t errlen)
 }
 
 /* Opens (creating and migrating) the database, its tokens and the SSD store, in
- * the backend --db names: a PostgreSQL conninfo, or else a SQLite file. */
+ * the backend --db names: a PostgreSQL conninfo, or else a SQLite file. The
+ * token store opens first: it is the one that creates and migrates. */
 static int open_database(struct server *srv, char *err, size_t errlen)
 {
-	if (pg_is_conninfo(srv->opt.db_path)) {
-		if (pg_setup(srv->opt.db_path, err, errlen) < 0)
-			return -1;
-		srv->tokens = token_store_pg_open(srv->opt.db_path, err, errlen);
-		if (!srv->tokens)
-			return -1;
-		srv->ssd_store = ssd_store_pg_open(srv->opt.db_path, err, errlen);
-		return srv->ssd_store ? 0 : -1;
-	}
-	srv->db = sqlite_db_open(srv->opt.db_path, err, errlen);
-	if (!srv->db)
+	srv->tokens = token_store_open(srv->opt.db_path, err, errlen);
+	if (!srv->tokens)
 		return -1;
-	srv->tokens = token_store_sqlite_open(srv->db);
-	if (!srv->tokens) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	srv->ssd_store = ssd_store_sqlite_open(srv->opt.db_path, err, errlen);
+	srv->ssd_store = ssd_store_open(srv->opt.db_path, err, errlen);
 	return srv->ssd_store ? 0 : -1;
 }
 
@@ -411,8 +397,6 @@ out:
 	store_pool_close(srv.readers);
 	if (srv.tokens)
 		srv.tokens->ops->close(srv.tokens);
-	if (srv.db)
-		sqlite3_close(srv.db);
 	if (srv.listen_fd >= 0)
 		close(srv.listen_fd);
 	free(srv.tls_cert_pem);

@@ -8,7 +8,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <sqlite3.h>
 #include <stdint.h>
 
 #include "server/ingest/stats.h"
@@ -40,7 +39,6 @@ struct checkpointer;
 
 struct server {
 	struct server_options opt;
-	sqlite3 *db;                /* SQLite backend only; NULL on PostgreSQL */
 	struct token_store *tokens; /* the tokens, in the same backend (token_store.h) */
 	char web_dir[PATH_MAX];     /* empty when no dashboard was found */
 	struct MHD_Daemon *mhd;

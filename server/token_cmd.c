@@ -11,8 +11,6 @@
 
 #include "common/cli.h"
 #include "server/http/auth.h"
-#include "server/store/sqlite/sqlite_db.h"
-#include "server/store/pg/pg_conn.h"
 #include "server/store/token_store.h"
 
 static const char *prog = "schedio-server token";
@@ -37,7 +35,6 @@ int token_cmd_main(int argc, char **argv)
 	};
 	const char *dbpath = NULL, *scope = "ingest", *action;
 	char err[1024], token[AUTH_TOKEN_HEX + 1];
-	sqlite3 *db = NULL;
 	struct token_store *ts;
 	int c, rc = 1;
 
@@ -66,17 +63,9 @@ int token_cmd_main(int argc, char **argv)
 		cli_usage_error(prog, "%s wants %s", action, strcmp(action, "list") ? "one NAME" : "no arguments");
 	if (!auth_scope_valid(scope))
 		cli_usage_error(prog, "unknown scope '%s' (want ingest, submit or admin)", scope);
-	if (pg_is_conninfo(dbpath)) {
-		ts = pg_setup(dbpath, err, sizeof(err)) == 0 ? token_store_pg_open(dbpath, err, sizeof(err)) : NULL;
-	} else {
-		db = sqlite_db_open(dbpath, err, sizeof(err));
-		ts = db ? token_store_sqlite_open(db) : NULL;
-		if (db && !ts)
-			snprintf(err, sizeof(err), "out of memory");
-	}
+	ts = token_store_open(dbpath, err, sizeof(err));
 	if (!ts) {
 		fprintf(stderr, "%s: %s\n", prog, err);
-		sqlite3_close(db);
 		return 1;
 	}
 	if (!strcmp(action, "add")) {
@@ -98,6 +87,5 @@ int token_cmd_main(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "%s: %s\n", prog, err);
 	ts->ops->close(ts);
-	sqlite3_close(db);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <stdio.h>
 #include <time.h>
 
 static const char hexdig[] = "0123456789abcdef";
@@ -73,85 +74,6 @@ int auth_token_make(const char *name, const char *scope, char *out, char hash[65
 long long auth_now_ms(void)
 {
 	return now_ms();
-}
-
-int auth_token_add(sqlite3 *db, const char *name, const char *scope, char *out, char *err, size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	char hash[65];
-	int rc = -1;
-
-	if (auth_token_make(name, scope, out, hash, err, errlen))
-		return -1;
-	if (sqlite3_prepare_v2(db, "INSERT INTO tokens (name, scope, hash, created_ms) VALUES (?, ?, ?, ?)", -1, &st,
-			       NULL) != SQLITE_OK)
-		goto dberr;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, scope, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, now_ms());
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		if (sqlite3_extended_errcode(db) == SQLITE_CONSTRAINT_UNIQUE)
-			snprintf(err, errlen, "a token named '%s' exists already", name);
-		else
-			goto dberr;
-		goto out;
-	}
-	rc = 0;
-	goto out;
-dberr:
-	snprintf(err, errlen, "database error: %s", sqlite3_errmsg(db));
-out:
-	sqlite3_finalize(st);
-	if (rc)
-		memset(out, 0, AUTH_TOKEN_HEX + 1);
-	return rc;
-}
-
-int auth_token_revoke(sqlite3 *db, const char *name, char *err, size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = -1;
-
-	if (sqlite3_prepare_v2(db, "UPDATE tokens SET revoked_ms = ? WHERE name = ? AND revoked_ms IS NULL", -1, &st,
-			       NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "database error: %s", sqlite3_errmsg(db));
-		return -1;
-	}
-	sqlite3_bind_int64(st, 1, now_ms());
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		snprintf(err, errlen, "database error: %s", sqlite3_errmsg(db));
-	else if (sqlite3_changes(db) == 0)
-		snprintf(err, errlen, "no valid token named '%s'", name);
-	else
-		rc = 0;
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int auth_token_list(sqlite3 *db, FILE *f)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "SELECT name, scope, created_ms, revoked_ms FROM tokens ORDER BY id", -1, &st,
-			       NULL) != SQLITE_OK)
-		return -1;
-	fprintf(f, "%-32s %-7s %-24s %s\n", "NAME", "SCOPE", "CREATED", "STATE");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		time_t created = (time_t)(sqlite3_column_int64(st, 2) / 1000);
-		char stamp[32];
-		struct tm tm;
-
-		gmtime_r(&created, &tm);
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		fprintf(f, "%-32s %-7s %-24s %s\n", (const char *)sqlite3_column_text(st, 0),
-			(const char *)sqlite3_column_text(st, 1), stamp,
-			sqlite3_column_type(st, 3) == SQLITE_NULL ? "valid" : "revoked");
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 bool auth_require(struct http_request *req, const char *scope, enum MHD_Result *reply)

@@ -1,12 +1,12 @@
-/* auth.h - API tokens: creating, listing, revoking, and checking a request's
- * "Authorization: Bearer" header against a scope.
+/* auth.h - API tokens: making and hashing them, and checking a request's
+ * "Authorization: Bearer" header against a scope. Where they are kept (add,
+ * list, revoke, look up) is the token store's (server/store/token_store.h).
  */
 #ifndef SCHEDIO_SERVER_HTTP_AUTH_H
 #define SCHEDIO_SERVER_HTTP_AUTH_H
 
 #include <stdbool.h>
-#include <stdio.h>
-#include <sqlite3.h>
+#include <stddef.h>
 
 #include "server/http/http.h"
 
@@ -21,13 +21,6 @@ void auth_hash(const char *token, char out[65]);
 int auth_token_make(const char *name, const char *scope, char *out, char hash[65], char *err, size_t errlen);
 /* Milliseconds since the epoch, as token timestamps are stored. */
 long long auth_now_ms(void);
-/* Creates token NAME with scope; writes the new token (hex) into out[AUTH_TOKEN_HEX + 1].
- * Returns 0, or -1 with the reason in err (name taken, bad scope, database error). */
-int auth_token_add(sqlite3 *db, const char *name, const char *scope, char *out, char *err, size_t errlen);
-/* Revokes token NAME; returns 0, or -1 with the reason in err (no such token). */
-int auth_token_revoke(sqlite3 *db, const char *name, char *err, size_t errlen);
-/* Prints one line per token (name, scope, created, revoked) to f; returns 0 or -1. */
-int auth_token_list(sqlite3 *db, FILE *f);
 /* True if the request carries a valid token for scope (admin tokens pass every scope);
  * otherwise queues 401 with the reason and stores the queue result in *reply. */
 bool auth_require(struct http_request *req, const char *scope, enum MHD_Result *reply);

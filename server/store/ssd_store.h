@@ -57,6 +57,8 @@ struct ssd_store {
 struct ssd_store *ssd_store_sqlite_open(const char *path, char *err, size_t errlen);
 /* Opens the PostgreSQL store on a (migrated) database; NULL with err. */
 struct ssd_store *ssd_store_pg_open(const char *conninfo, char *err, size_t errlen);
+/* Opens the SSD store of the backend db names (PostgreSQL for a conninfo, else SQLite); NULL with err. */
+struct ssd_store *ssd_store_open(const char *db, char *err, size_t errlen);
 /* The LIKE pattern (escape character backslash) matching q as a lower-cased literal substring;
  * NULL for an empty q, or without memory when q is not empty (malloc'd). */
 char *ssd_store_like_pattern(const char *q);

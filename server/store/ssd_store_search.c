@@ -1,5 +1,5 @@
-/* ssd_store_search.c - what both SSD stores share for the model search: the
- * LIKE pattern made of the user's text.
+/* ssd_store_search.c - what both SSD stores share: choosing the backend, and
+ * for the model search the LIKE pattern made of the user's text.
  *
  * The text is matched as a literal substring, so LIKE's own wildcards (%
  * and _) and the escape character itself are escaped with '\'; the stores
@@ -12,6 +12,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "server/store/pg/pg_conn.h"
+
+struct ssd_store *ssd_store_open(const char *db, char *err, size_t errlen)
+{
+	return pg_is_conninfo(db) ? ssd_store_pg_open(db, err, errlen) : ssd_store_sqlite_open(db, err, errlen);
+}
 
 char *ssd_store_like_pattern(const char *q)
 {

@@ -126,6 +126,23 @@ struct store {
 	const struct store_ops *ops;
 };
 
+/* Declares a backend's read operations prefix_hosts ... prefix_fleet_scan, the
+ * struct store_ops members of those names, for a backend whose reads live in
+ * their own file. */
+#define STORE_DECLARE_READ_OPS(prefix)                                                                                 \
+	int prefix##_hosts(struct store *base, const char *machine_id, store_host_fn fn, void *arg);                   \
+	int prefix##_reports(struct store *base, int64_t host_id, int64_t from, int64_t to, store_report_fn fn,        \
+			     void *arg);                                                                               \
+	int prefix##_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to,          \
+			  store_row_fn fn, void *arg);                                                                 \
+	int prefix##_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to,     \
+			       store_row_fn fn, void *arg);                                                            \
+	int prefix##_latest(struct store *base, int64_t host_id, store_row_fn fn, void *arg);                          \
+	int prefix##_hosts_in(struct store *base, enum store_level lv, int64_t from, int64_t to, store_id_fn fn,       \
+			      void *arg);                                                                              \
+	int prefix##_fleet_scan(struct store *base, enum store_level lv, const char *dim, int64_t from, int64_t to,    \
+				store_fleet_fn fn, void *arg)
+
 /* Opens a SQLite store handle on an already migrated database file; NULL with err on failure. */
 struct store *store_sqlite_open(const char *path, char *err, size_t errlen);
 /* Opens a PostgreSQL store handle (its own connection) on a migrated database; NULL with err. */

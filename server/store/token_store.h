@@ -5,9 +5,10 @@
 #ifndef SCHEDIO_SERVER_STORE_TOKEN_STORE_H
 #define SCHEDIO_SERVER_STORE_TOKEN_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
-#include <sqlite3.h>
 
 struct token_store;
 
@@ -29,9 +30,16 @@ struct token_store {
 	const struct token_store_ops *ops;
 };
 
-/* Tokens on an open (migrated) SQLite connection, borrowed: close leaves db open. */
-struct token_store *token_store_sqlite_open(sqlite3 *db);
+/* Tokens in the SQLite file path, on its own connection (the file created and migrated); NULL with err. */
+struct token_store *token_store_sqlite_open(const char *path, char *err, size_t errlen);
 /* Tokens on PostgreSQL (its own connection, migrated already); NULL with err. */
 struct token_store *token_store_pg_open(const char *conninfo, char *err, size_t errlen);
+/* Creates or migrates the database db names (a PostgreSQL conninfo, else a SQLite file) and
+ * opens its tokens; NULL with err. */
+struct token_store *token_store_open(const char *db, char *err, size_t errlen);
+/* The heading line of list's table. */
+void token_store_print_header(FILE *f);
+/* One line of list's table: name, scope, creation time (UTC) and state. */
+void token_store_print_row(FILE *f, const char *name, const char *scope, int64_t created_ms, bool revoked);
 
 #endif /* SCHEDIO_SERVER_STORE_TOKEN_STORE_H */

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "server/store/pg/pg_conn.h"
+#include "server/store/store_sql.h"
 
 struct pg_ssd {
 	struct ssd_store base;
@@ -42,7 +43,7 @@ static const char *const sql[S_COUNT] = {
 	    "INSERT INTO ssd_results (id, model_id, model, fwrev, bench_major, bench_minor, merged, summary, "
 	    "submitted_ms) VALUES ($1::text, $2::text, $3::text, $4::text, $5::bigint, $6::bigint, $7::bigint, "
 	    "$8::text, $9::bigint) ON CONFLICT (id) DO NOTHING RETURNING 1::bigint",
-	[S_FILE] = "INSERT INTO ssd_files (id, gz) VALUES ($1::text, $2::bytea)",
+	[S_FILE] = STORE_SQL_SSD_FILE_INSERT,
 	[S_MODEL] =
 	    "INSERT INTO ssd_models (id, model, submissions, fwrevs, solutions) VALUES ($1::text, $2::text, 1, "
 	    "$3::text, " SET_UNION(
@@ -56,8 +57,8 @@ static const char *const sql[S_COUNT] = {
 				     "solutions = " SET_UNION(
 					 "string_to_array(ssd_models.solutions, ' ') || string_to_array($4::text, ' ')",
 					 "' '"),
-	[S_GET] = "SELECT summary FROM ssd_results WHERE id = $1::text",
-	[S_GET_FILE] = "SELECT gz FROM ssd_files WHERE id = $1::text",
+	[S_GET] = STORE_SQL_SSD_SUMMARY,
+	[S_GET_FILE] = STORE_SQL_SSD_FILE,
 	/* As the SQLite store: count and page in one statement (one snapshot), the page LEFT
 	 * JOINed so an empty page still brings the count; $1 from ssd_store_like_pattern. */
 	[S_LIST] = "SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions "

@@ -25,17 +25,13 @@
 #include <string.h>
 
 #include "server/series/rollup.h"
+#include "server/store/store_sql.h"
 
 #define LATE_SLACK_MS 30000LL
 
-#define ROW_COLS "host_id, t, sched_group, kernel, host_hist, series, iocost"
-/* The same columns with the per-cgroup blobs left out (scan_hist); raw rows add end_ms. */
+/* STORE_SQL_ROW_COLS and STORE_SQL_RAW_COLS with the per-cgroup blobs left out (scan_hist). */
 #define ROW_COLS_H "host_id, t, sched_group, kernel, host_hist, NULL::bytea, NULL::bytea"
-#define RAW_COLS "host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms"
 #define RAW_COLS_H "host_id, start_ms, sched_group, kernel, host_hist, NULL::bytea, NULL::bytea, end_ms"
-#define HOST_COLS                                                                                                      \
-	"id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, sched_ops, agent_version, "   \
-	"first_seen_ms, last_start_ms, last_end_ms"
 
 static const char *const sql[STORE_PG_COUNT] = {
 	/* One statement per report, so a batch pipelines: find or create the host
@@ -70,22 +66,17 @@ static const char *const sql[STORE_PG_COUNT] = {
 	    "SELECT h.id, (SELECT count(*) FROM reports r WHERE r.host_id = h.id AND r.seq = $2::bigint) "
 	    "FROM hosts h WHERE h.machine_id = $1::text",
 	[STORE_PG_HOSTS_ALL] =
-	    "SELECT " HOST_COLS " FROM hosts ORDER BY hostname COLLATE \"C\", machine_id COLLATE \"C\"",
-	[STORE_PG_HOSTS_ONE] = "SELECT " HOST_COLS " FROM hosts WHERE machine_id = $1::text",
-	[STORE_PG_REPORTS] =
-	    "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
-	    "AND start_ms < $3::bigint ORDER BY seq",
-	[STORE_PG_SCAN_RAW_HOST] =
-	    "SELECT " RAW_COLS " FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
-	    "AND start_ms < $3::bigint ORDER BY start_ms",
+	    "SELECT " STORE_SQL_HOST_COLS " FROM hosts ORDER BY hostname COLLATE \"C\", machine_id COLLATE \"C\"",
+	[STORE_PG_HOSTS_ONE] = STORE_SQL_HOSTS_ONE,
+	[STORE_PG_REPORTS] = STORE_SQL_REPORTS,
+	[STORE_PG_SCAN_RAW_HOST] = STORE_SQL_SCAN_RAW_HOST,
 	[STORE_PG_SCAN_RAW_ALL] =
-	    "SELECT " RAW_COLS " FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
+	    "SELECT " STORE_SQL_RAW_COLS " FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
 	    "ORDER BY host_id, start_ms",
-	[STORE_PG_SCAN_ROLL_HOST] =
-	    "SELECT " ROW_COLS " FROM rollups WHERE level = $1::bigint AND host_id = $2::bigint "
-	    "AND t >= $3::bigint AND t < $4::bigint ORDER BY t",
-	[STORE_PG_SCAN_ROLL_ALL] = "SELECT " ROW_COLS " FROM rollups WHERE level = $1::bigint AND t >= $2::bigint "
-				   "AND t < $3::bigint ORDER BY host_id, t",
+	[STORE_PG_SCAN_ROLL_HOST] = STORE_SQL_SCAN_ROLL_HOST,
+	[STORE_PG_SCAN_ROLL_ALL] =
+	    "SELECT " STORE_SQL_ROW_COLS " FROM rollups WHERE level = $1::bigint AND t >= $2::bigint "
+	    "AND t < $3::bigint ORDER BY host_id, t",
 	[STORE_PG_SCAN_RAW_HOST_H] =
 	    "SELECT " RAW_COLS_H " FROM reports WHERE host_id = $1::bigint AND start_ms >= $2::bigint "
 	    "AND start_ms < $3::bigint ORDER BY start_ms",
@@ -97,8 +88,7 @@ static const char *const sql[STORE_PG_COUNT] = {
 	    "AND t >= $3::bigint AND t < $4::bigint ORDER BY t",
 	[STORE_PG_SCAN_ROLL_ALL_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = $1::bigint AND t >= $2::bigint "
 				     "AND t < $3::bigint ORDER BY host_id, t",
-	[STORE_PG_LATEST] = "SELECT " RAW_COLS " FROM reports "
-			    "WHERE host_id = $1::bigint ORDER BY start_ms DESC LIMIT 1",
+	[STORE_PG_LATEST] = STORE_SQL_LATEST,
 	[STORE_PG_HOSTS_IN_RAW] =
 	    "SELECT DISTINCT host_id FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
 	    "ORDER BY host_id",
@@ -108,7 +98,7 @@ static const char *const sql[STORE_PG_COUNT] = {
 	    "SELECT t, key, hosts, hist FROM fleet_rollups WHERE level = $1::bigint AND dim = $2::text "
 	    "AND t >= $3::bigint AND t < $4::bigint ORDER BY t, key COLLATE \"C\"",
 	[STORE_PG_ROLLUP_PUT] =
-	    "INSERT INTO rollups (level, " ROW_COLS ") VALUES ($1::bigint, $2::bigint, $3::bigint, "
+	    "INSERT INTO rollups (level, " STORE_SQL_ROW_COLS ") VALUES ($1::bigint, $2::bigint, $3::bigint, "
 	    "$4::text, $5::text, $6::bytea, $7::bytea, $8::bytea) ON CONFLICT (level, host_id, t) DO UPDATE "
 	    "SET sched_group = EXCLUDED.sched_group, kernel = EXCLUDED.kernel, "
 	    "host_hist = EXCLUDED.host_hist, series = EXCLUDED.series, iocost = EXCLUDED.iocost",
@@ -116,9 +106,7 @@ static const char *const sql[STORE_PG_COUNT] = {
 	    "INSERT INTO fleet_rollups (level, t, dim, key, hosts, hist) VALUES ($1::bigint, $2::bigint, "
 	    "$3::text, $4::text, $5::bigint, $6::bytea) ON CONFLICT (level, t, dim, key) DO UPDATE "
 	    "SET hosts = EXCLUDED.hosts, hist = EXCLUDED.hist",
-	[STORE_PG_FLEET_DEL] =
-	    "DELETE FROM fleet_rollups WHERE level = $1::bigint AND t = $2::bigint AND dim = $3::text "
-	    "AND key = $4::text",
+	[STORE_PG_FLEET_DEL] = STORE_SQL_FLEET_DEL,
 	[STORE_PG_DIRTY_TAKE] = "DELETE FROM rollup_dirty WHERE (host_id, t) IN (SELECT host_id, t FROM rollup_dirty "
 				"ORDER BY t LIMIT $1::bigint FOR UPDATE SKIP LOCKED) RETURNING host_id, t",
 	/* A raw row whose minute waits for a redo (a late report committed after this
@@ -129,8 +117,8 @@ static const char *const sql[STORE_PG_COUNT] = {
 	    "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT $2::bigint)",
 	[STORE_PG_EXPIRE_ROLL] = "DELETE FROM rollups WHERE ctid IN (SELECT ctid FROM rollups WHERE level = $1::bigint "
 				 "AND t < $2::bigint LIMIT $3::bigint)",
-	[STORE_PG_EXPIRE_FLEET] = "DELETE FROM fleet_rollups WHERE level = $1::bigint AND t < $2::bigint",
-	[STORE_PG_META_GET] = "SELECT value FROM server_meta WHERE key = $1::text",
+	[STORE_PG_EXPIRE_FLEET] = STORE_SQL_EXPIRE_FLEET,
+	[STORE_PG_META_GET] = STORE_SQL_META_GET,
 	[STORE_PG_META_PUT] =
 	    "INSERT INTO server_meta (key, value) VALUES ($1::text, $2::text) ON CONFLICT (key) DO UPDATE "
 	    "SET value = EXCLUDED.value",

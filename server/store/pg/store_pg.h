@@ -51,15 +51,6 @@ int store_pg_ready(struct store_pg *s);
 /* The statement name of which ("pN"). */
 const char *store_pg_name(enum store_pg_stmt which);
 /* The read operations, in store_pg_read.c; see struct store_ops. */
-int store_pg_hosts(struct store *base, const char *machine_id, store_host_fn fn, void *arg);
-int store_pg_reports(struct store *base, int64_t host_id, int64_t from, int64_t to, store_report_fn fn, void *arg);
-int store_pg_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to, store_row_fn fn,
-		  void *arg);
-int store_pg_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to,
-		       store_row_fn fn, void *arg);
-int store_pg_latest(struct store *base, int64_t host_id, store_row_fn fn, void *arg);
-int store_pg_hosts_in(struct store *base, enum store_level lv, int64_t from, int64_t to, store_id_fn fn, void *arg);
-int store_pg_fleet_scan(struct store *base, enum store_level lv, const char *dim, int64_t from, int64_t to,
-			store_fleet_fn fn, void *arg);
+STORE_DECLARE_READ_OPS(store_pg);
 
 #endif /* SCHEDIO_SERVER_STORE_PG_STORE_PG_H */

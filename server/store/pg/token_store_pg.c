@@ -7,10 +7,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "server/http/auth.h"
 #include "server/store/pg/pg_conn.h"
+#include "server/store/store_sql.h"
 
 struct pg_tokens {
 	struct token_store base;
@@ -26,10 +26,9 @@ static struct pg_tokens *from(struct token_store *ts)
 static const char *const sql[] = {
 	("INSERT INTO tokens (name, scope, hash, created_ms) VALUES ($1::text, $2::text, $3::text, $4::bigint) "
 	 "ON CONFLICT (name) DO NOTHING"),
-	"UPDATE tokens SET revoked_ms = $1::bigint WHERE name = $2::text AND revoked_ms IS NULL",
-	"SELECT name, scope, created_ms, revoked_ms FROM tokens ORDER BY id",
-	"SELECT 1::bigint FROM tokens WHERE hash = $1::text AND revoked_ms IS NULL AND (scope = $2::text OR scope = "
-	"'admin')",
+	STORE_SQL_TOKEN_REVOKE,
+	STORE_SQL_TOKEN_LIST,
+	STORE_SQL_TOKEN_CHECK,
 };
 static const char *const names[] = { "t_add", "t_revoke", "t_list", "t_check" };
 
@@ -98,17 +97,9 @@ static int pg_list(struct token_store *ts, FILE *f)
 
 	if (!r)
 		return -1;
-	fprintf(f, "%-32s %-7s %-24s %s\n", "NAME", "SCOPE", "CREATED", "STATE");
-	for (int i = 0; i < PQntuples(r); i++) {
-		time_t created = (time_t)(pg_int(r, i, 2) / 1000);
-		char stamp[32];
-		struct tm tm;
-
-		gmtime_r(&created, &tm);
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		fprintf(f, "%-32s %-7s %-24s %s\n", pg_text(r, i, 0), pg_text(r, i, 1), stamp,
-			PQgetisnull(r, i, 3) ? "valid" : "revoked");
-	}
+	token_store_print_header(f);
+	for (int i = 0; i < PQntuples(r); i++)
+		token_store_print_row(f, pg_text(r, i, 0), pg_text(r, i, 1), pg_int(r, i, 2), !PQgetisnull(r, i, 3));
 	PQclear(r);
 	return 0;
 }

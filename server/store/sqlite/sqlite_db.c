@@ -67,3 +67,25 @@ fail:
 		remove_db_files(path);
 	return NULL;
 }
+
+int sqlite_db_prepare_all(sqlite3 *db, const char *const *sql, int n, sqlite3_stmt **st)
+{
+	for (int i = 0; i < n; i++)
+		if (sqlite3_prepare_v3(db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st[i], NULL) != SQLITE_OK)
+			return -1;
+	return 0;
+}
+
+sqlite3_stmt *sqlite_db_stmt(sqlite3_stmt *st)
+{
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return st;
+}
+
+void sqlite_db_close(sqlite3 *db, sqlite3_stmt **st, int n)
+{
+	for (int i = 0; i < n; i++)
+		sqlite3_finalize(st[i]);
+	sqlite3_close(db);
+}

@@ -1,8 +1,10 @@
 /* ssd_store_sqlite.c - the SSD database in SQLite (schema/sqlite/0003_ssd.sql).
  *
- * The store has its own connection, serialized by its own mutex, so its
- * transactions never interleave with another thread's statements on the
- * server's shared connection. A put is one IMMEDIATE transaction: the
+ * The store has its own connection (NOMUTEX) with its statements prepared
+ * once, all used under its own mutex: a statement is never stepped by two
+ * threads, and its transactions never interleave with another thread's
+ * statements. Every statement is reset after use, so no read snapshot
+ * outlives a call. A put is one IMMEDIATE transaction: the
  * result, its file and the model row change together or not at all, and the
  * duplicate check happens inside it, so two identical submissions racing
  * each other store one row and report the other as a duplicate.
@@ -17,11 +19,77 @@
 #include <time.h>
 #include <sqlite3.h>
 
+#include "server/store/sqlite/sqlite_db.h"
+#include "server/store/store_sql.h"
+
+/* A search matches the name, the id (spaces as '_') or any firmware; ?1 is the
+ * pattern from ssd_store_like_pattern (lower case), NULL for every model. SQLite's
+ * LIKE ignores ASCII case by itself, so the columns need no lower(). */
+#define SSD_SQLITE_MATCH                                                                                               \
+	"(?1 IS NULL OR model LIKE ?1 ESCAPE '\\' OR id LIKE ?1 ESCAPE '\\' OR fwrevs LIKE ?1 ESCAPE '\\')"
+
+enum ssd_sqlite_stmt {
+	S_BEGIN,
+	S_COMMIT,
+	S_ROLLBACK,
+	S_EXISTS,
+	S_RESULT_INSERT,
+	S_FILE_INSERT,
+	S_MODEL_GET,
+	S_MODEL_PUT,
+	S_SUMMARY,
+	S_FILE,
+	S_LIST_MODELS,
+	S_MODEL_RESULTS,
+	S_COUNT
+};
+
+static const char *const sql[S_COUNT] = {
+	[S_BEGIN] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_EXISTS] = "SELECT 1 FROM ssd_results WHERE id = ?",
+	[S_RESULT_INSERT] = "INSERT INTO ssd_results (id, model_id, model, fwrev, bench_major, bench_minor, merged, "
+			    "summary, submitted_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[S_FILE_INSERT] = STORE_SQL_SSD_FILE_INSERT,
+	[S_MODEL_GET] = "SELECT submissions, fwrevs, solutions FROM ssd_models WHERE id = ?",
+	[S_MODEL_PUT] = "INSERT OR REPLACE INTO ssd_models (id, model, submissions, fwrevs, solutions) "
+			"VALUES (?, ?, ?, ?, ?)",
+	[S_SUMMARY] = STORE_SQL_SSD_SUMMARY,
+	[S_FILE] = STORE_SQL_SSD_FILE,
+	/* One statement, so the count and the page come from the same snapshot; the page is
+	 * LEFT JOINed so an empty page still brings the count (one row with NULL columns). */
+	[S_LIST_MODELS] = "SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions "
+			  "FROM (SELECT count(*) AS n FROM ssd_models WHERE " SSD_SQLITE_MATCH ") t LEFT JOIN "
+			  "(SELECT id, model, submissions, fwrevs, solutions FROM ssd_models WHERE " SSD_SQLITE_MATCH
+			  " ORDER BY id LIMIT ?2 OFFSET ?3) r ON 1 = 1 ORDER BY r.id",
+	[S_MODEL_RESULTS] = "SELECT summary FROM ssd_results WHERE model_id = ? ORDER BY submitted_ms, id",
+};
+
+/* The statements are prepared once per connection and used only under lock. */
 struct sqlite_store {
 	struct ssd_store base; /* first, so a struct ssd_store * converts back */
 	sqlite3 *db;
+	sqlite3_stmt *st[S_COUNT];
 	pthread_mutex_t lock;
 };
+
+/* Statement which, its last use reset and unbound; call with the lock held. */
+static sqlite3_stmt *stmt(struct sqlite_store *s, enum ssd_sqlite_stmt which)
+{
+	return sqlite_db_stmt(s->st[which]);
+}
+
+/* Steps statement which (bound already) to its end and resets it, so no
+ * transaction or read snapshot stays open; 0 or -1. */
+static int run(struct sqlite_store *s, enum ssd_sqlite_stmt which)
+{
+	sqlite3_stmt *st = s->st[which];
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
 
 static struct sqlite_store *from(struct ssd_store *st)
 {
@@ -85,23 +153,15 @@ out:
 	return out;
 }
 
-static int exec(sqlite3 *db, const char *sql)
-{
-	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
-}
-
-static int update_model(sqlite3 *db, const struct ssd_result *r)
+static int update_model(struct sqlite_store *s, const struct ssd_result *r)
 {
 	const char *names[SSD_MAX_SOLUTIONS], *fw[1] = { r->fwrev };
 	char *fwrevs = NULL, *sols = NULL;
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = stmt(s, S_MODEL_GET);
 	int subs = 0, rc = -1;
 
 	for (int i = 0; i < r->nsolutions; i++)
 		names[i] = r->solutions[i].name;
-	if (sqlite3_prepare_v2(db, "SELECT submissions, fwrevs, solutions FROM ssd_models WHERE id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		goto out;
 	sqlite3_bind_text(st, 1, r->model_id, -1, SQLITE_STATIC);
 	switch (sqlite3_step(st)) {
 	case SQLITE_ROW:
@@ -116,15 +176,10 @@ static int update_model(sqlite3 *db, const struct ssd_result *r)
 	default:
 		goto out;
 	}
-	sqlite3_finalize(st);
-	st = NULL;
+	sqlite3_reset(st);
 	if (!fwrevs || !sols)
 		goto out;
-	if (sqlite3_prepare_v2(db,
-			       "INSERT OR REPLACE INTO ssd_models (id, model, submissions, fwrevs, solutions) "
-			       "VALUES (?, ?, ?, ?, ?)",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto out;
+	st = stmt(s, S_MODEL_PUT);
 	sqlite3_bind_text(st, 1, r->model_id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, r->model, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 3, subs + 1);
@@ -132,22 +187,17 @@ static int update_model(sqlite3 *db, const struct ssd_result *r)
 	sqlite3_bind_text(st, 5, sols, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 out:
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	free(fwrevs);
 	free(sols);
 	return rc;
 }
 
-static int insert_result(sqlite3 *db, const struct ssd_result *r, const char *summary, const void *gz, size_t gz_len)
+static int insert_result(struct sqlite_store *s, const struct ssd_result *r, const char *summary, const void *gz,
+			 size_t gz_len)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = -1;
+	sqlite3_stmt *st = stmt(s, S_RESULT_INSERT);
 
-	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO ssd_results (id, model_id, model, fwrev, bench_major, bench_minor, merged, "
-			       "summary, submitted_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto out;
 	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, r->model_id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, r->model, -1, SQLITE_STATIC);
@@ -157,31 +207,23 @@ static int insert_result(sqlite3 *db, const struct ssd_result *r, const char *su
 	sqlite3_bind_int(st, 7, r->merged);
 	sqlite3_bind_text(st, 8, summary, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 9, now_ms());
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto out;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(db, "INSERT INTO ssd_files (id, gz) VALUES (?, ?)", -1, &st, NULL) != SQLITE_OK)
-		goto out;
+	if (run(s, S_RESULT_INSERT) < 0)
+		return -1;
+	st = stmt(s, S_FILE_INSERT);
 	sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
 	sqlite3_bind_blob64(st, 2, gz, gz_len, SQLITE_STATIC);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-out:
-	sqlite3_finalize(st);
-	return rc;
+	return run(s, S_FILE_INSERT);
 }
 
-static int exists(sqlite3 *db, const char *id, bool *found)
+static int exists(struct sqlite_store *s, const char *id, bool *found)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = stmt(s, S_EXISTS);
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM ssd_results WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		return -1;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	*found = rc == SQLITE_ROW;
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -199,24 +241,24 @@ static int ssd_sqlite_put(struct ssd_store *base, const struct ssd_result *r, co
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (exec(s->db, "BEGIN IMMEDIATE") < 0) {
+	if (run(s, S_BEGIN) < 0) {
 		snprintf(err, errlen, "database busy: %s", sqlite3_errmsg(s->db));
 		goto out;
 	}
-	if (exists(s->db, r->id, duplicate) < 0)
+	if (exists(s, r->id, duplicate) < 0)
 		goto rollback;
 	if (*duplicate) {
-		exec(s->db, "ROLLBACK");
+		run(s, S_ROLLBACK);
 		rc = 0;
 		goto out;
 	}
-	if (insert_result(s->db, r, summary, gz, gz_len) < 0 || update_model(s->db, r) < 0 || exec(s->db, "COMMIT") < 0)
+	if (insert_result(s, r, summary, gz, gz_len) < 0 || update_model(s, r) < 0 || run(s, S_COMMIT) < 0)
 		goto rollback;
 	rc = 0;
 	goto out;
 rollback:
 	snprintf(err, errlen, "database error: %s", sqlite3_errmsg(s->db));
-	exec(s->db, "ROLLBACK");
+	run(s, S_ROLLBACK);
 out:
 	pthread_mutex_unlock(&s->lock);
 	free(summary);
@@ -233,61 +275,65 @@ static int summary_to_result(const unsigned char *text, int len, struct ssd_resu
 	return rc;
 }
 
-static int ssd_sqlite_get(struct ssd_store *base, const char *id, struct ssd_result *out)
+/* Looks id up with statement which (one row at most) under the lock; take reads the row.
+ * take's return, -ENOENT, or -EIO. */
+static int lookup(struct ssd_store *base, enum ssd_sqlite_stmt which, const char *id,
+		  int (*take)(sqlite3_stmt *st, void *arg), void *arg)
 {
 	struct sqlite_store *s = from(base);
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	int rc = -EIO;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, "SELECT summary FROM ssd_results WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		goto out;
+	st = stmt(s, which);
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	switch (sqlite3_step(st)) {
 	case SQLITE_ROW:
-		rc = summary_to_result(sqlite3_column_text(st, 0), sqlite3_column_bytes(st, 0), out);
+		rc = take(st, arg);
 		break;
 	case SQLITE_DONE:
 		rc = -ENOENT;
 		break;
 	}
-out:
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
+static int take_summary(sqlite3_stmt *st, void *out)
+{
+	return summary_to_result(sqlite3_column_text(st, 0), sqlite3_column_bytes(st, 0), out);
+}
+
+struct file_out {
+	void **gz;
+	size_t *len;
+};
+
+static int take_file(sqlite3_stmt *st, void *arg)
+{
+	struct file_out *f = arg;
+
+	*f->len = (size_t)sqlite3_column_bytes(st, 0);
+	*f->gz = malloc(*f->len ? *f->len : 1);
+	if (!*f->gz)
+		return -ENOMEM;
+	memcpy(*f->gz, sqlite3_column_blob(st, 0), *f->len);
+	return 0;
+}
+
+static int ssd_sqlite_get(struct ssd_store *base, const char *id, struct ssd_result *out)
+{
+	return lookup(base, S_SUMMARY, id, take_summary, out);
+}
+
 static int ssd_sqlite_get_file(struct ssd_store *base, const char *id, void **gz, size_t *len)
 {
-	struct sqlite_store *s = from(base);
-	sqlite3_stmt *st = NULL;
-	int rc = -EIO;
+	struct file_out f = { gz, len };
 
 	*gz = NULL;
 	*len = 0;
-	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, "SELECT gz FROM ssd_files WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	switch (sqlite3_step(st)) {
-	case SQLITE_ROW:
-		*len = (size_t)sqlite3_column_bytes(st, 0);
-		*gz = malloc(*len ? *len : 1);
-		if (!*gz) {
-			rc = -ENOMEM;
-			break;
-		}
-		memcpy(*gz, sqlite3_column_blob(st, 0), *len);
-		rc = 0;
-		break;
-	case SQLITE_DONE:
-		rc = -ENOENT;
-		break;
-	}
-out:
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return lookup(base, S_FILE, id, take_file, &f);
 }
 
 void ssd_store_free_models(struct ssd_model_summary *m, size_t n)
@@ -298,12 +344,6 @@ void ssd_store_free_models(struct ssd_model_summary *m, size_t n)
 	}
 	free(m);
 }
-
-/* A search matches the name, the id (spaces as '_') or any firmware; ?1 is the
- * pattern from ssd_store_like_pattern (lower case), NULL for every model. SQLite's
- * LIKE ignores ASCII case by itself, so the columns need no lower(). */
-#define SSD_SQLITE_MATCH                                                                                               \
-	"(?1 IS NULL OR model LIKE ?1 ESCAPE '\\' OR id LIKE ?1 ESCAPE '\\' OR fwrevs LIKE ?1 ESCAPE '\\')"
 
 /* Copies the row's columns from col on into m; 0 or -ENOMEM. */
 static int summary_from_row(sqlite3_stmt *st, int col, struct ssd_model_summary *m)
@@ -320,13 +360,6 @@ static int summary_from_row(sqlite3_stmt *st, int col, struct ssd_model_summary 
 static int ssd_sqlite_list_models(struct ssd_store *base, const struct ssd_model_query *q,
 				  struct ssd_model_summary **out, size_t *n, size_t *total)
 {
-	/* One statement, so the count and the page come from the same snapshot; the page is
-	 * LEFT JOINed so an empty page still brings the count (one row with NULL columns). */
-	static const char sql[] =
-	    "SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions "
-	    "FROM (SELECT count(*) AS n FROM ssd_models WHERE " SSD_SQLITE_MATCH ") t LEFT JOIN "
-	    "(SELECT id, model, submissions, fwrevs, solutions FROM ssd_models WHERE " SSD_SQLITE_MATCH
-	    " ORDER BY id LIMIT ?2 OFFSET ?3) r ON 1 = 1 ORDER BY r.id";
 	struct sqlite_store *s = from(base);
 	struct ssd_model_summary *list = NULL;
 	char *pattern = ssd_store_like_pattern(q->q);
@@ -339,8 +372,7 @@ static int ssd_sqlite_list_models(struct ssd_store *base, const struct ssd_model
 	if (q->q && *q->q && !pattern)
 		goto out;
 	rc = -EIO;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto out;
+	st = stmt(s, S_LIST_MODELS);
 	if (pattern)
 		sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, q->limit ? (sqlite3_int64)q->limit : -1);
@@ -367,7 +399,7 @@ static int ssd_sqlite_list_models(struct ssd_store *base, const struct ssd_model
 	if (step == SQLITE_DONE)
 		rc = 0;
 out:
-	sqlite3_finalize(st);
+	sqlite3_reset(st); /* no read snapshot stays open; NULL when never taken */
 	pthread_mutex_unlock(&s->lock);
 	free(pattern);
 	if (rc) {
@@ -390,9 +422,7 @@ static int ssd_sqlite_model_results(struct ssd_store *base, const char *model_id
 	int rc = -EIO, step;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, "SELECT summary FROM ssd_results WHERE model_id = ? ORDER BY submitted_ms, id",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto out;
+	st = stmt(s, S_MODEL_RESULTS);
 	sqlite3_bind_text(st, 1, model_id, -1, SQLITE_STATIC);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		if (count == cap) {
@@ -412,7 +442,7 @@ static int ssd_sqlite_model_results(struct ssd_store *base, const char *model_id
 	if (step == SQLITE_DONE)
 		rc = 0;
 out:
-	sqlite3_finalize(st);
+	sqlite3_reset(st); /* no read snapshot stays open; NULL when never taken */
 	pthread_mutex_unlock(&s->lock);
 	if (rc) {
 		free(list);
@@ -430,7 +460,7 @@ static void ssd_sqlite_close(struct ssd_store *base)
 
 	if (!s)
 		return;
-	sqlite3_close(s->db);
+	sqlite_db_close(s->db, s->st, S_COUNT);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -461,10 +491,14 @@ struct ssd_store *ssd_store_sqlite_open(const char *path, char *err, size_t errl
 		return NULL;
 	}
 	sqlite3_busy_timeout(s->db, 5000);
-	if (exec(s->db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; SELECT 1 FROM ssd_models LIMIT 0") < 0) {
-		snprintf(err, errlen, "SSD store: %s: %s", path, sqlite3_errmsg(s->db));
-		ssd_sqlite_close(&s->base);
-		return NULL;
-	}
+	if (sqlite3_exec(s->db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; SELECT 1 FROM ssd_models LIMIT 0",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	if (sqlite_db_prepare_all(s->db, sql, S_COUNT, s->st) < 0)
+		goto fail;
 	return &s->base;
+fail:
+	snprintf(err, errlen, "SSD store: %s: %s", path, sqlite3_errmsg(s->db));
+	ssd_sqlite_close(&s->base);
+	return NULL;
 }

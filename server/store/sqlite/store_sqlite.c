@@ -12,10 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROW_COLS "host_id, t, sched_group, kernel, host_hist, series, iocost"
-/* The same columns with the per-cgroup blobs left out (scan_hist); raw rows add end_ms. */
+#include "server/store/sqlite/sqlite_db.h"
+#include "server/store/store_sql.h"
+
+/* STORE_SQL_ROW_COLS and STORE_SQL_RAW_COLS with the per-cgroup blobs left out (scan_hist). */
 #define ROW_COLS_H "host_id, t, sched_group, kernel, host_hist, NULL, NULL"
-#define RAW_COLS "host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms"
 #define RAW_COLS_H "host_id, start_ms, sched_group, kernel, host_hist, NULL, NULL, end_ms"
 
 static const char *const sql[STORE_SQLITE_COUNT] = {
@@ -41,25 +42,14 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	    "host_hist, series, iocost, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
 	    "ON CONFLICT (host_id, seq) DO NOTHING",
 	[STORE_SQLITE_DIRTY_INSERT] = "INSERT OR IGNORE INTO rollup_dirty (host_id, t) VALUES (?, ?)",
-	[STORE_SQLITE_HOSTS_ALL] =
-	    "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
-	    "sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms FROM hosts "
-	    "ORDER BY hostname, machine_id",
-	[STORE_SQLITE_HOSTS_ONE] =
-	    "SELECT id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, "
-	    "sched_ops, agent_version, first_seen_ms, last_start_ms, last_end_ms FROM hosts "
-	    "WHERE machine_id = ?",
-	[STORE_SQLITE_REPORTS] =
-	    "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
-	    "ORDER BY seq",
-	[STORE_SQLITE_SCAN_RAW_HOST] =
-	    "SELECT " RAW_COLS " FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
-	    "ORDER BY start_ms",
-	[STORE_SQLITE_SCAN_RAW_ALL] = "SELECT " RAW_COLS " FROM reports WHERE start_ms >= ? AND start_ms < ?",
-	[STORE_SQLITE_SCAN_ROLL_HOST] =
-	    "SELECT " ROW_COLS " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? AND t < ? "
-	    "ORDER BY t",
-	[STORE_SQLITE_SCAN_ROLL_ALL] = "SELECT " ROW_COLS " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
+	[STORE_SQLITE_HOSTS_ALL] = "SELECT " STORE_SQL_HOST_COLS " FROM hosts ORDER BY hostname, machine_id",
+	[STORE_SQLITE_HOSTS_ONE] = STORE_SQL_HOSTS_ONE,
+	[STORE_SQLITE_REPORTS] = STORE_SQL_REPORTS,
+	[STORE_SQLITE_SCAN_RAW_HOST] = STORE_SQL_SCAN_RAW_HOST,
+	[STORE_SQLITE_SCAN_RAW_ALL] = "SELECT " STORE_SQL_RAW_COLS " FROM reports WHERE start_ms >= ? AND start_ms < ?",
+	[STORE_SQLITE_SCAN_ROLL_HOST] = STORE_SQL_SCAN_ROLL_HOST,
+	[STORE_SQLITE_SCAN_ROLL_ALL] =
+	    "SELECT " STORE_SQL_ROW_COLS " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
 	[STORE_SQLITE_SCAN_RAW_HOST_H] =
 	    "SELECT " RAW_COLS_H " FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
 	    "ORDER BY start_ms",
@@ -68,18 +58,17 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	    "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? "
 	    "AND t < ? ORDER BY t",
 	[STORE_SQLITE_SCAN_ROLL_ALL_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
-	[STORE_SQLITE_LATEST] = "SELECT " RAW_COLS " FROM reports "
-				"WHERE host_id = ? ORDER BY start_ms DESC LIMIT 1",
+	[STORE_SQLITE_LATEST] = STORE_SQL_LATEST,
 	[STORE_SQLITE_HOSTS_IN_RAW] = "SELECT DISTINCT host_id FROM reports WHERE start_ms >= ? AND start_ms < ?",
 	[STORE_SQLITE_HOSTS_IN_ROLL] = "SELECT DISTINCT host_id FROM rollups WHERE level = ? AND t >= ? AND t < ?",
 	[STORE_SQLITE_FLEET_SCAN] =
 	    "SELECT t, key, hosts, hist FROM fleet_rollups WHERE level = ? AND dim = ? AND t >= ? "
 	    "AND t < ? ORDER BY t",
 	[STORE_SQLITE_ROLLUP_PUT] =
-	    "INSERT OR REPLACE INTO rollups (level, " ROW_COLS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	    "INSERT OR REPLACE INTO rollups (level, " STORE_SQL_ROW_COLS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 	[STORE_SQLITE_FLEET_PUT] =
 	    "INSERT OR REPLACE INTO fleet_rollups (level, t, dim, key, hosts, hist) VALUES (?, ?, ?, ?, ?, ?)",
-	[STORE_SQLITE_FLEET_DEL] = "DELETE FROM fleet_rollups WHERE level = ? AND t = ? AND dim = ? AND key = ?",
+	[STORE_SQLITE_FLEET_DEL] = STORE_SQL_FLEET_DEL,
 	[STORE_SQLITE_DIRTY_SELECT] = "SELECT host_id, t FROM rollup_dirty ORDER BY t LIMIT ?",
 	[STORE_SQLITE_DIRTY_DELETE] = "DELETE FROM rollup_dirty WHERE host_id = ? AND t = ?",
 	/* A raw row whose minute waits for a redo (a late report committed after this
@@ -91,19 +80,15 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	[STORE_SQLITE_EXPIRE_ROLL] =
 	    "DELETE FROM rollups WHERE rowid IN (SELECT rowid FROM rollups WHERE level = ? AND t < ? "
 	    "LIMIT ?)",
-	[STORE_SQLITE_EXPIRE_FLEET] = "DELETE FROM fleet_rollups WHERE level = ? AND t < ?",
-	[STORE_SQLITE_META_GET] = "SELECT value FROM server_meta WHERE key = ?",
+	[STORE_SQLITE_EXPIRE_FLEET] = STORE_SQL_EXPIRE_FLEET,
+	[STORE_SQLITE_META_GET] = STORE_SQL_META_GET,
 	[STORE_SQLITE_META_PUT] = "INSERT OR REPLACE INTO server_meta (key, value) VALUES (?, ?)",
 	[STORE_SQLITE_PAGES] = "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size",
 };
 
 sqlite3_stmt *store_sqlite_stmt(struct store_sqlite *s, enum store_sqlite_stmt which)
 {
-	sqlite3_stmt *st = s->st[which];
-
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return st;
+	return sqlite_db_stmt(s->st[which]);
 }
 
 static int exec1(struct store_sqlite *s, enum store_sqlite_stmt which)
@@ -432,9 +417,7 @@ static void store_sqlite_close(struct store *base)
 
 	if (!s)
 		return;
-	for (int i = 0; i < STORE_SQLITE_COUNT; i++)
-		sqlite3_finalize(s->st[i]);
-	sqlite3_close(s->db);
+	sqlite_db_close(s->db, s->st, STORE_SQLITE_COUNT);
 	free(s);
 }
 
@@ -485,9 +468,8 @@ struct store *store_sqlite_open(const char *path, char *err, size_t errlen)
 			 NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	sqlite3_wal_hook(s->db, store_sqlite_wal_hook, s);
-	for (int i = 0; i < STORE_SQLITE_COUNT; i++)
-		if (sqlite3_prepare_v3(s->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK)
-			goto fail;
+	if (sqlite_db_prepare_all(s->db, sql, STORE_SQLITE_COUNT, s->st) < 0)
+		goto fail;
 	return &s->base;
 fail:
 	snprintf(err, errlen, "cannot open store %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");

@@ -58,15 +58,6 @@ struct store_sqlite {
 /* Resets and clears a statement's bindings before it is used again. */
 sqlite3_stmt *store_sqlite_stmt(struct store_sqlite *s, enum store_sqlite_stmt which);
 /* The read operations, in store_sqlite_read.c; see struct store_ops. */
-int store_sqlite_hosts(struct store *base, const char *machine_id, store_host_fn fn, void *arg);
-int store_sqlite_reports(struct store *base, int64_t host_id, int64_t from, int64_t to, store_report_fn fn, void *arg);
-int store_sqlite_scan(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to,
-		      store_row_fn fn, void *arg);
-int store_sqlite_scan_hist(struct store *base, enum store_level lv, int64_t host_id, int64_t from, int64_t to,
-			   store_row_fn fn, void *arg);
-int store_sqlite_latest(struct store *base, int64_t host_id, store_row_fn fn, void *arg);
-int store_sqlite_hosts_in(struct store *base, enum store_level lv, int64_t from, int64_t to, store_id_fn fn, void *arg);
-int store_sqlite_fleet_scan(struct store *base, enum store_level lv, const char *dim, int64_t from, int64_t to,
-			    store_fleet_fn fn, void *arg);
+STORE_DECLARE_READ_OPS(store_sqlite);
 
 #endif /* SCHEDIO_SERVER_STORE_SQLITE_STORE_SQLITE_H */
