@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "server/store/pg/pg_conn.h"
+#include "server/store/pg/pg_migrate.h"
 
 struct token_store *token_store_open(const char *db, char *err, size_t errlen)
 {

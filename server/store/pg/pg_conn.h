@@ -1,6 +1,5 @@
 /* pg_conn.h - what every PostgreSQL part of the server shares: telling a
- * libpq connection string from a SQLite path, connecting, migrating under an
- * advisory lock, and binary parameters and results (every integer column is
+ * libpq connection string from a SQLite path, connecting, and binary parameters and results (every integer column is
  * BIGINT, so one 8-byte big-endian reader serves them all). */
 #ifndef SCHEDIO_SERVER_STORE_PG_PG_CONN_H
 #define SCHEDIO_SERVER_STORE_PG_PG_CONN_H
@@ -12,7 +11,8 @@
 
 #define PG_MAX_PARAMS 24
 
-/* Advisory lock key of the migrations (any constant unlikely to clash: "schedio" in ASCII). */
+/* Advisory lock key of the migrations (any constant unlikely to clash: "schedio" in ASCII);
+ * the keys just above it lock the rollup jobs (store_pg.c). */
 #define PG_MIGRATE_LOCK 0x73636865646970LL
 
 /* One statement's parameters, all in binary format. */
@@ -28,11 +28,6 @@ struct pg_params {
 bool pg_is_conninfo(const char *db);
 /* Connects to conninfo (quietly: client_min_messages=warning); NULL with err. */
 PGconn *pg_connect(const char *conninfo, char *err, size_t errlen);
-/* Applies the embedded schema/postgresql migrations once, whoever else is starting; 0 or -1 with err.
- * A database newer than this server is refused and left untouched. */
-int pg_migrate(PGconn *c, char *err, size_t errlen);
-/* Connects once to conninfo and migrates it (pg_migrate); 0 or -1 with err. */
-int pg_setup(const char *conninfo, char *err, size_t errlen);
 /* Runs sql (no parameters, no rows wanted); 0 or -1. */
 int pg_exec(PGconn *c, const char *sql);
 /* Adds an 8-byte integer, a text (NULL: SQL NULL) or a bytea (present false: SQL NULL). */
