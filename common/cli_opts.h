@@ -8,12 +8,11 @@
 #include <getopt.h>
 
 /* The shared rows and the terminator that end a struct option table (short options "vhV"). */
-#define CLI_OPTS_COMMON                                                                                                \
-	{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },                                     \
-	    { "version", no_argument, NULL, 'V' },                                                                     \
-	{                                                                                                              \
-		0                                                                                                      \
-	}
+/* clang-format off */
+#define CLI_OPTS_COMMON                                                                        \
+	{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },             \
+	{ "version", no_argument, NULL, 'V' }, { 0 }
+/* clang-format on */
 
 /* Handles what a getopt_long loop has no case of: -v raises logging to debug
  * and returns; -h prints usage() and -V the version, each exiting 0; anything
