@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,7 +73,10 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 		__atomic_store_n(&log_journal, journal, __ATOMIC_RELAXED);
 	}
 	if (journal) {
-		/* the priority says the level, the journal adds the time */
+		/* The priority says the level, the journal adds the time. The journal reads a line
+		 * break as a new entry at the default priority: one message stays one entry. */
+		for (char *p = msg; (p = strchr(p, '\n'));)
+			*p = ' ';
 		fprintf(stderr, "%s%s: %s\n", priorities[lvl], log_prog, msg);
 		return;
 	}
