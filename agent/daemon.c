@@ -8,6 +8,9 @@
  * seq is persisted before the report is spooled, and a report leaves the
  * spool only after a 2xx; with the server's idempotent (host, seq) ingest
  * that is exactly-once storage across outages, crashes and restarts.
+ *
+ * A reload never moves the end of the interval in progress; a new interval
+ * length applies from that end on, so every report is one whole interval.
  */
 #include "agent/daemon.h"
 
@@ -242,11 +245,14 @@ int daemon_run(struct agent_config *cfg, daemon_reload_fn reload, void **states,
 			*hup = 0;
 			if (reload(&fresh, msg, sizeof(msg)) < 0)
 				log_error("reload failed, keeping the running configuration: %s", msg);
-			else if (apply_config(&d, &fresh) == 0) {
-				log_info("configuration reloaded: reporting to %s every %llu s", d.cfg.server,
-					 (unsigned long long)d.cfg.interval_s);
-				next_ms = start_ms + d.cfg.interval_s * 1000;
-			}
+			else if (apply_config(&d, &fresh) == 0)
+				/* The interval in progress keeps its planned end (next_ms) and the new length
+				 * starts there: cutting it short or stretching it would make one report cover
+				 * neither length (a reload 1.1 s in gave a 1.1 s report). */
+				log_info("configuration reloaded: reporting to %s every %llu s, from the end of the "
+					 "interval in progress (in %.1f s)",
+					 d.cfg.server, (unsigned long long)d.cfg.interval_s,
+					 (double)(int64_t)(next_ms - report_now_ms()) / 1000);
 		}
 		now = report_now_ms();
 		if (now >= next_ms) {

@@ -68,7 +68,8 @@ static void usage(void)
 	    "the server has stored it.\n"
 	    "\n"
 	    "  --config FILE          configuration (default " CONFIG_DEFAULT_PATH ", optional when absent)\n"
-	    "  --check-config         validate the configuration, print it and exit\n"
+	    "  --check-config         validate the file and these flags as a start or reload would, print the\n"
+	    "                         configuration the agent would use and exit (1 when it would refuse it)\n"
 	    "  --once                 collect one interval, report it, exit\n"
 	    "  --duration SECONDS     length of the --once interval (default 10)\n"
 	    "  --stdout               print reports as JSON instead of sending them\n"
@@ -206,6 +207,8 @@ static int build_config(struct agent_config *cfg, bool *state_dir_set, char *err
 	return 0;
 }
 
+/* The daemon's whole validation, at start, on SIGHUP and for --check-config alike: what
+ * --check-config (and so the unit's ExecReload) accepts is exactly what a reload accepts. */
 static int reload_config(struct agent_config *cfg, char *err, size_t errlen)
 {
 	bool state_dir_set;
@@ -304,25 +307,27 @@ int main(int argc, char **argv)
 	log_init(prog, LOG_INFO);
 	parse_args(argc, argv);
 	if (build_config(&cfg, &state_dir_set, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+		log_error("%s", err);
 		return 1;
 	}
 	if (!args.to_stdout && !cfg.server[0])
 		cli_usage_error(prog, "say where reports go: --server URL (or server = URL in %s) or --stdout",
 				args.config_path);
 	if (args.check_config || (!args.once && !args.to_stdout)) {
-		if (config_finish(&cfg, err, sizeof(err)) < 0) {
-			fprintf(stderr, "%s: %s\n", prog, err);
+		if (reload_config(&cfg, err, sizeof(err)) < 0) {
+			log_error("%s", err);
 			return 1;
 		}
 		state_dir_set = true;
 	} else if (cfg.token_file[0] && config_finish(&cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+		log_error("%s", err);
 		return 1;
 	}
 	if (args.check_config) {
-		printf("# effective configuration (%s%s, then flags)\n", args.config_path,
-		       access(args.config_path, F_OK) == 0 ? "" : ": absent");
+		/* Read now from the file and these flags: a running agent may hold an older one. */
+		printf("# the configuration the agent would use at start or reload (%s%s, then flags);\n"
+		       "# not necessarily the running agent's\n",
+		       args.config_path, access(args.config_path, F_OK) == 0 ? "" : ": absent");
 		config_print(&cfg, stdout);
 		return 0;
 	}
@@ -333,7 +338,7 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (state_dir_set && (e = fs_mkdir_p(cfg.state_dir)) < 0) {
-		fprintf(stderr, "%s: cannot create state folder %s: %s\n", prog, cfg.state_dir, strerror(-e));
+		log_error("cannot create state folder %s: %s", cfg.state_dir, strerror(-e));
 		return 1;
 	}
 	opt.cgroup_depth = cfg.cgroup_depth;
@@ -344,7 +349,7 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 	opt.sched_watch = NULL;
 	if (sched_ext_wanted(&opt) && (e = sched_ext_watch_sysfs(&opt.sched_watch, SCHED_EXT_STATE_ROOT)) < 0) {
-		fprintf(stderr, "%s: cannot follow the sched_ext state: %s\n", prog, strerror(-e));
+		log_error("cannot follow the sched_ext state: %s", strerror(-e));
 		goto out;
 	}
 	if (opt.sched_watch)

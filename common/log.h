@@ -1,10 +1,11 @@
-/* log.h - leveled log lines on stderr, prefixed with time and program name. */
+/* log.h - leveled log lines on stderr, prefixed with time and program name,
+ * or, when stderr is the systemd journal, with the line's priority instead. */
 #ifndef SCHEDIO_COMMON_LOG_H
 #define SCHEDIO_COMMON_LOG_H
 
 enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
-/* Sets the program name and the most verbose level printed. */
+/* Sets the program name and the most verbose level printed, and checks whether stderr is the journal. */
 void log_init(const char *prog, enum log_level max);
 /* Prints one line at the given level if it is enabled. */
 __attribute__((format(printf, 2, 3))) void log_msg(enum log_level lvl, const char *fmt, ...);

@@ -224,7 +224,7 @@ static void split_setup(struct runqlat_probe *rq, const struct runqlat_config *c
 	if (err) {
 		log_warn("runqlat: cannot find ext_sched_class in %s (%s): runqueue latency is split by scheduler "
 			 "per report, not per sample",
-			 syms, err == -EPERM ? "addresses hidden by kernel.kptr_restrict" : strerror(-err));
+			 syms, err == -EPERM ? kallsyms_hidden_cause() : strerror(-err));
 		return;
 	}
 	rq->sched_slots = 1 + RUNQLAT_EXT_SLOTS;

@@ -1,6 +1,6 @@
 """test_agent_config_cli.py - schedio-agent's configuration as a user meets
-it: --check-config prints the effective configuration (file, then flags,
-token hidden); a missing --config file, an unknown key or a bad value stops
+it: --check-config prints the configuration the agent would use (file,
+then flags, token hidden) and refuses what a reload refuses; a missing --config file, an unknown key or a bad value stops
 the agent with one line naming the file and line; bad flags exit 2."""
 import os
 import tempfile
@@ -32,6 +32,21 @@ class AgentConfigCli(unittest.TestCase):
         self.assertIn("interval = 5", r.stdout)  # the flag wins over the file
         self.assertIn("spool_dir = /srv/spool", r.stdout)
         self.assertNotIn("hunter2", r.stdout)
+
+    def test_check_config_refuses_what_a_reload_refuses(self):
+        # The same validation as start and reload: exit 1 where the agent would keep the old one.
+        p = self.conf(f"server = http://10.0.0.1:8080\ntoken_file = {os.path.join(self.d, 'missing')}\n")
+        r = run([binary("schedio-agent"), "--config", p, "--check-config"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot read token_file", r.stderr)
+        r = run([binary("schedio-agent"), "--config", self.conf("server = http://a\ntoken = x\n"),
+                 "--ca-file", "/nonexistent/ca.pem", "--check-config"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("ca_file", r.stderr)
+        # what it prints is what the agent would use, not a report from the running agent
+        r = run([binary("schedio-agent"), "--config", self.conf("server = http://a\n"), "--check-config"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("would use", r.stdout)
 
     def test_missing_explicit_config_is_an_error(self):
         r = run([binary("schedio-agent"), "--config", os.path.join(self.d, "nope.conf"), "--check-config"])

@@ -4,7 +4,8 @@ outages, results read through GET /api/v1/hosts/{id}/reports): kill -9
 during an outage loses nothing and seq goes on; a full spool drops the oldest
 reports and the count reaches the server (per report and on /metrics);
 SIGTERM spools the interval in progress and exits within 2 s; a wrong token
-is a clear log line and a retry, and a SIGHUP picks up the fixed one.
+is a clear log line and a retry, and a SIGHUP picks up the fixed one; a
+SIGHUP with a new interval lets the interval in progress end as planned.
 
 Two tests need what the real server cannot be made to do, and say so: a
 server that accepts and never answers (a bare socket), and answering 503 on
@@ -184,6 +185,35 @@ class DeliveryTest(unittest.TestCase):
         wait_for(lambda: len(self.seqs()) >= 6 and not agent.spooled(), 30, "delivery: " + agent.log()[-2000:])
         reps = self.finish("--config", conf)
         self.assert_contiguous([r["seq"] for r in reps])
+
+    def test_reload_with_a_new_interval_keeps_the_interval_in_progress(self):
+        # A reload 1.5 s into a 3 s interval that asks for 1 s: the interval in progress still ends
+        # at its planned end (a 3 s report, not a 1.5 s one), and 1 s reports follow from there.
+        srv = self.srv
+        workdir = tempfile.mkdtemp(prefix="schedio-agent-conf-")
+        conf = os.path.join(workdir, "agent.conf")
+        with open(conf, "w") as f:
+            f.write(f"[agent]\nserver = {srv.url}\ntoken = {srv.token}\ninterval = 3\n")
+        agent = self.agent = Agent()
+        agent.start("--config", conf)
+        wait_for(lambda: stored(srv, self.hid), 15, "the first report: " + agent.log())
+        first_end = stored(srv, self.hid)[0]["end_ms"]
+        with open(conf, "w") as f:
+            f.write(f"[agent]\nserver = {srv.url}\ntoken = {srv.token}\ninterval = 1\n")
+        time.sleep(max(0.0, (first_end + 1500) / 1000 - time.time()))
+        reload_ms = time.time() * 1000
+        agent.send(signal.SIGHUP)
+        wait_for(lambda: "configuration reloaded" in agent.log(), 10, "the reload: " + agent.log())
+        self.assertIn("every 1 s, from the end of the interval in progress", agent.log())
+        wait_for(lambda: len(stored(srv, self.hid)) >= 5, 20, "reports at the new interval: " + agent.log())
+        reps = self.finish("--config", conf)
+        self.assert_contiguous([r["seq"] for r in reps])
+        # the last report is the interval SIGTERM cut short
+        lengths = [(r["start_ms"], r["end_ms"] - r["start_ms"]) for r in reps[:-1]]
+        for start, ms in lengths:
+            want = 3000 if start < reload_ms else 1000
+            self.assertAlmostEqual(ms, want, delta=200, msg=f"report lengths {lengths}, reload at {reload_ms}")
+        self.assertGreaterEqual(sum(1 for _, ms in lengths if ms < 2000), 2, lengths)
 
     def test_503_is_retried_and_reports_go_gzipped_over_one_connection(self):
         # Stand-in: the real server answers 503 only when its queue is full or it is shutting

@@ -1,7 +1,8 @@
 """test_packages.py - the Debian packages build from this build folder with
 CPack, and hold what the README promises where it promises it: binaries,
 systemd units and configs (as conffiles), with Depends that cover every
-library the binaries link, maintainer scripts, units systemd accepts, and
+library the binaries link, maintainer scripts, units systemd accepts (the
+agent's with CAP_SYSLOG and a configuration check before each reload), and
 binaries that run once unpacked."""
 import os
 import re
@@ -71,6 +72,22 @@ class PackagesTest(unittest.TestCase):
                 self.assertEqual(f.read().split(), [CONFFILES[pkg]])
             with open(os.path.join(ctl, "postinst")) as f:
                 self.assertIn(f"{pkg}.service", f.read())
+
+    def test_agent_unit_keeps_cap_syslog_and_checks_before_reload(self):
+        root = tempfile.mkdtemp(dir=self.out)
+        subprocess.run(["dpkg-deb", "-x", self.debs["schedio-agent"], root], check=True)
+        with open(os.path.join(root, "lib/systemd/system/schedio-agent.service")) as f:
+            lines = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+        keys = {}
+        for l in lines:
+            k, _, v = l.partition("=")
+            keys.setdefault(k, []).append(v)
+        # ProtectKernelLogs= drops CAP_SYSLOG from the bounding set, and with it kallsyms addresses.
+        self.assertNotIn("ProtectKernelLogs", keys)
+        for k in ("CapabilityBoundingSet", "AmbientCapabilities"):
+            self.assertIn("CAP_SYSLOG", keys[k][0].split())
+        # A refused configuration fails the reload: the check runs first, with ExecStart's flags.
+        self.assertEqual(keys["ExecReload"], [keys["ExecStart"][0] + " --check-config", "/bin/kill -HUP $MAINPID"])
 
     def test_depends_cover_linked_libraries(self):
         if harness.SANITIZE:

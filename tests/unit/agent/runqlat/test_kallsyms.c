@@ -1,6 +1,7 @@
 /* test_kallsyms.c - finding ext_sched_class in a kallsyms listing: the
  * built-in symbol only (not a module's or a longer name's), hidden addresses
- * told apart from a missing symbol, malformed lines skipped; and the
+ * told apart from a missing symbol, malformed lines skipped; the cause of
+ * hidden addresses named from the capability and kptr_restrict; and the
  * running kernel's own listing read without error. */
 #include <errno.h>
 #include <setjmp.h>
@@ -56,6 +57,25 @@ static void test_kallsyms_missing_and_hidden(void **state)
 	assert_int_equal(kallsyms_lookup("/nonexistent/kallsyms", "x", &addr), -ENOENT);
 }
 
+static void test_kallsyms_hidden_reason_names_the_cause(void **state)
+{
+	const char *no_cap =
+	    "CAP_SYSLOG is missing from this process (a systemd unit with ProtectKernelLogs= drops it)";
+	const char *everyone = "kernel.kptr_restrict=2 hides them from everyone";
+
+	/* 0 and 1 show addresses to CAP_SYSLOG: without it, the capability is the cause */
+	assert_string_equal(kallsyms_hidden_reason(false, 0), no_cap);
+	assert_string_equal(kallsyms_hidden_reason(false, 1), no_cap);
+	assert_string_equal(kallsyms_hidden_reason(false, -1), no_cap);
+	/* 2 hides them whatever the capabilities: the capability is not the cause */
+	assert_string_equal(kallsyms_hidden_reason(false, 2), everyone);
+	assert_string_equal(kallsyms_hidden_reason(true, 2), everyone);
+	/* with the capability and 0 or 1 neither is blamed */
+	assert_null(strstr(kallsyms_hidden_reason(true, 0), "missing"));
+	assert_null(strstr(kallsyms_hidden_reason(true, 1), "=2"));
+	assert_non_null(kallsyms_hidden_cause());
+}
+
 static void test_kallsyms_reads_the_running_kernel(void **state)
 {
 	uint64_t addr;
@@ -70,6 +90,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kallsyms_finds_the_builtin_symbol),
 		cmocka_unit_test(test_kallsyms_missing_and_hidden),
+		cmocka_unit_test(test_kallsyms_hidden_reason_names_the_cause),
 		cmocka_unit_test(test_kallsyms_reads_the_running_kernel),
 	};
 
