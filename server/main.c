@@ -287,7 +287,7 @@ static int open_database(struct server *srv, char *err, size_t errlen)
 	return srv->ssd_store ? 0 : -1;
 }
 
-/* Reads a PEM file whole (MHD wants the text in memory); NULL with the reason printed. */
+/* Reads a PEM file whole (MHD wants the text in memory); NULL with the reason logged. */
 static char *read_pem(const char *what, const char *path)
 {
 	char *buf = malloc(1 << 20);
@@ -297,9 +297,9 @@ static char *read_pem(const char *what, const char *path)
 		return NULL;
 	n = fs_read_small(path, buf, 1 << 20);
 	if (n < 0)
-		fprintf(stderr, "%s: cannot read %s %s: %s\n", prog, what, path, strerror((int)-n));
+		log_error("cannot read %s %s: %s", what, path, strerror((int)-n));
 	else if (!strstr(buf, "-----BEGIN "))
-		fprintf(stderr, "%s: %s %s is not a PEM file\n", prog, what, path);
+		log_error("%s %s is not a PEM file", what, path);
 	else
 		return buf;
 	free(buf);
@@ -337,21 +337,20 @@ static int serve(int argc, char **argv)
 	}
 	srv.listen_fd = listen_open(srv.opt.listen, &srv.port, &loopback, err, sizeof(err));
 	if (srv.listen_fd < 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+		log_error("%s", err);
 		goto out;
 	}
 	if (srv.opt.open_ingest && !loopback) {
-		fprintf(stderr, "%s: --open-ingest is allowed only on a loopback address, not %s\n", prog,
-			srv.opt.listen);
+		log_error("--open-ingest is allowed only on a loopback address, not %s", srv.opt.listen);
 		goto out;
 	}
 	if (open_database(&srv, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+		log_error("%s", err);
 		goto out;
 	}
 	srv.ssd_ratelimit = ssd_ratelimit_new(1024, SSD_RATELIMIT_BURST, SSD_RATELIMIT_PER_MIN);
 	if (!srv.ssd_ratelimit) {
-		fprintf(stderr, "%s: out of memory\n", prog);
+		log_error("out of memory");
 		goto out;
 	}
 	/* Signals are taken synchronously by this thread; every thread started from here on inherits the mask. */
@@ -361,7 +360,7 @@ static int serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (start_storage(&srv, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+		log_error("%s", err);
 		goto out;
 	}
 	find_web_dir(&srv);

@@ -148,7 +148,7 @@ int http_start(struct server *srv)
 	}
 	if (srv->tls_cert_pem) {
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-			fprintf(stderr, "schedio-server: this libmicrohttpd has no TLS support\n");
+			log_error("this libmicrohttpd has no TLS support");
 			return -1;
 		}
 		flags |= MHD_USE_TLS;
@@ -162,8 +162,8 @@ int http_start(struct server *srv)
 			     MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
 			     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv, MHD_OPTION_END);
 	if (!srv->mhd) {
-		fprintf(stderr, "schedio-server: cannot start the HTTP server%s\n",
-			srv->tls_cert_pem ? " (is --tls-key the key of --tls-cert?)" : "");
+		log_error("cannot start the HTTP server%s",
+			  srv->tls_cert_pem ? " (is --tls-key the key of --tls-cert?)" : "");
 		return -1;
 	}
 	return 0;
