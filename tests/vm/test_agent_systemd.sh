@@ -6,8 +6,9 @@
 # capabilities are the unit's and README's list, (b) runqlat and iocost
 # attached and the server stored the first report, (c) `systemctl reload`
 # with a broken agent.conf fails, (d) the agent's warnings reach
-# `journalctl -p warning`. With SCHEDIO_VM_SID=1 also on sid's kernel
-# (sched_ext): the service sees kernel addresses for the per-sample split.
+# `journalctl -p warning`; then the same on sid's kernel (sched_ext) and (e)
+# the service sees kernel addresses for the per-sample scheduler split
+# (SCHEDIO_VM_SID=0 leaves sid out).
 # The .debs are built with cpack into $SCHEDIO_BUILD/packages when missing or
 # older than the programs. Exit 0 pass, 1 fail, 77 skip (qemu, busybox,
 # debootstrap, mkfs.ext4, cpack or dpkg-deb not installed).
@@ -71,7 +72,7 @@ run() { # SUITE ENV...: a fresh root disk from the cache, booted once.
 
 status=0
 run bookworm || status=1
-if [ "${SCHEDIO_VM_SID:-0}" = 1 ]; then
+if [ "${SCHEDIO_VM_SID:-1}" = 1 ]; then
 	run sid CHECK_KALLSYMS=1 || status=1
 fi
 echo "timings: packages and root file system $((t1 - t0)) s, VM runs $(($(date +%s) - t1)) s"

@@ -78,8 +78,13 @@ drives=()
 append="console=ttyS0 cgroup_no_v1=all panic=-1 oops=panic rdinit=/init quiet"
 if [ -n "$rootimg" ]; then
 	[ -f "$rootimg" ] || die "no such root image: $rootimg"
-	# ext4 and the crc32c it checksums metadata with are modules in Debian's kernels.
-	initramfs_args+=(-i "$here/guest-init-systemd.sh" -m crc32c_generic -m ext4)
+	# ext4 is a module in Debian's kernels; 6.1's ext4 also wants the crypto
+	# API's crc32c (a module), later kernels' take crc32c from the builtin lib.
+	initramfs_args+=(-i "$here/guest-init-systemd.sh")
+	if grep -q '/crc32c_generic\.ko:' "$kdir/lib/modules/$(cat "$kdir/version")/modules.dep"; then
+		initramfs_args+=(-m crc32c_generic)
+	fi
+	initramfs_args+=(-m ext4)
 	drives+=(-drive "file=$rootimg,format=raw,if=virtio,cache=unsafe")
 	# No status lines from systemd on the console the results are read from.
 	append+=" systemd.unit=multi-user.target systemd.show_status=false"
