@@ -45,6 +45,8 @@ mirror=${SCHEDIO_DEBIAN_MIRROR:-$(apt-get indextargets --format '$(SITE) $(RELEA
 	awk -v r="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")" '$2 == r && $1 !~ /security/ { print $1; exit }')}
 mirror=${mirror:-http://deb.debian.org/debian}
 
+# Left by a killed run (we hold the lock: nobody is building them).
+rm -rf "$cache"/.rootfs-"$suite".??????
 tmp=$(mktemp -d "$cache/.rootfs-$suite.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 echo "make-rootfs: debootstrap $suite from $mirror with $list (a few minutes, once)" >&2

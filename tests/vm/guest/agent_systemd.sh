@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # agent_systemd.sh - guest side of test_agent_systemd.sh, run by systemd in a
 # Debian VM (vm-run.sh -R): installs the project's .debs from /vm, starts
 # schedio-server and the packaged schedio-agent unit, and checks (a) the
@@ -8,6 +8,8 @@
 # "FAIL:" line per check; exit 1 if any failed.
 # Env: EXPECTED_CAPS (README's list, space-separated CAP_ names),
 # CHECK_KALLSYMS=1 (also: the service sees kernel addresses, sched_ext split).
+# vm-run.sh starts scripts with sh; this one wants bash. No -e: every check
+# runs and reports, whatever the others gave.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -uo pipefail
 
