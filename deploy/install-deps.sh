@@ -14,7 +14,7 @@ packages=(
 	libinih-dev libcmocka-dev nettle-dev libgnutls28-dev libpq-dev
 	# tests and tools they drive
 	python3 curl jq sqlite3 faketime procps iproute2 stress-ng openssl
-	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
+	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap e2fsprogs
 	chromium fonts-dejavu-core
 	postgresql
 	# packaging and the hwdb check

@@ -10,6 +10,8 @@
 #               and dynamic loader (as ldd finds them)
 #   -f FILE     data file, copied into /vm (the script's working directory)
 #   -e NAME=VAL environment variable for the guest script
+#   -i INIT     use INIT as /init instead of guest-init.sh (guest-init-systemd.sh
+#               boots a root disk's systemd and runs SCRIPT there)
 set -euo pipefail
 
 die() { echo "make-initramfs: $*" >&2; exit 1; }
@@ -21,12 +23,14 @@ modules=(virtio_pci virtio_blk)
 bins=()
 files=()
 envs=()
+init=$(dirname "$0")/guest-init.sh
 while [ $# -gt 0 ]; do
 	case $1 in
 	-m) modules+=("$2") ;;
 	-b) bins+=("$2") ;;
 	-f) files+=("$2") ;;
 	-e) envs+=("$2") ;;
+	-i) init=$2 ;;
 	*) die "unknown option '$1'" ;;
 	esac
 	shift 2
@@ -63,7 +67,7 @@ for e in "${envs[@]}"; do
 	[[ $e == [A-Za-z_]*=* ]] || die "bad environment assignment '$e'"
 	printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"
 done >"$stage/vm/env"
-cp "$(dirname "$0")/guest-init.sh" "$stage/init"
+cp "$init" "$stage/init"
 cp "$script" "$stage/vm/script.sh"
 chmod +x "$stage/init"
 

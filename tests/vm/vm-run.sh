@@ -13,6 +13,12 @@
 #   -o DIR        host dir that receives what the script leaves in $VM_OUT
 #   -t SECONDS    kill the VM after this long (default $SCHEDIO_VM_TIMEOUT or 120)
 #   -l FILE       keep the whole serial console log here
+#   -R IMAGE      boot this ext4 root disk image (e.g. a Debian made by
+#                 make-rootfs.sh) with systemd as PID 1 and run SCRIPT there as
+#                 a oneshot service after multi-user.target, from /vm, as root
+#                 (guest-init-systemd.sh). The image is changed by the run
+#                 (give a throwaway copy); it is /dev/vda, the scratch disk
+#                 /dev/vdb ($VM_DISK), the /out disk /dev/vdc.
 # The script runs as root under busybox sh with cgroup2 at /sys/fs/cgroup
 # (io and cpu enabled at the root), bpf, debugfs and tracefs mounted, and a
 # 1 GiB sparse scratch disk $VM_DISK (/dev/vda, MAJ:MIN in $VM_DISK_DEV).
@@ -33,9 +39,9 @@ cpus=${SCHEDIO_VM_CPUS:-2}
 die() { echo "vm-run: $*" >&2; exit 125; }
 usage() { sed -n '5,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 125; }
 
-suite= kdir= outdir= log=
+suite= kdir= outdir= log= rootimg=
 initramfs_args=()
-while getopts 's:k:b:f:m:e:o:t:l:h' opt; do
+while getopts 's:k:b:f:m:e:o:t:l:R:h' opt; do
 	case $opt in
 	s) suite=$OPTARG ;;
 	k) kdir=$OPTARG ;;
@@ -43,6 +49,7 @@ while getopts 's:k:b:f:m:e:o:t:l:h' opt; do
 	o) outdir=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	l) log=$OPTARG ;;
+	R) rootimg=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -67,10 +74,25 @@ trap 'exit 130' INT TERM
 
 # A fresh nonce per run, so nothing the script prints can pass for a marker.
 nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+drives=()
+append="console=ttyS0 cgroup_no_v1=all panic=-1 oops=panic rdinit=/init quiet"
+if [ -n "$rootimg" ]; then
+	[ -f "$rootimg" ] || die "no such root image: $rootimg"
+	# ext4 is a module in Debian's kernels; 6.1's ext4 also wants the crypto
+	# API's crc32c (a module), later kernels' take crc32c from the builtin lib.
+	initramfs_args+=(-i "$here/guest-init-systemd.sh")
+	if grep -q '/crc32c_generic\.ko:' "$kdir/lib/modules/$(cat "$kdir/version")/modules.dep"; then
+		initramfs_args+=(-m crc32c_generic)
+	fi
+	initramfs_args+=(-m ext4)
+	drives+=(-drive "file=$rootimg,format=raw,if=virtio,cache=unsafe")
+	# No status lines from systemd on the console the results are read from.
+	append+=" systemd.unit=multi-user.target systemd.show_status=false"
+fi
 "$here/make-initramfs.sh" "$kdir" "$tmp/initramfs.cpio" "$script" \
 	"${initramfs_args[@]}" -e "VM_NONCE=$nonce" || die "building the initramfs failed"
 truncate -s 1G "$tmp/scratch.img"
-drives=(-drive "file=$tmp/scratch.img,format=raw,if=virtio,cache=unsafe")
+drives+=(-drive "file=$tmp/scratch.img,format=raw,if=virtio,cache=unsafe")
 if [ -n "$outdir" ]; then
 	truncate -s 512M "$tmp/out.img"
 	drives+=(-drive "file=$tmp/out.img,format=raw,if=virtio,cache=unsafe")
@@ -86,7 +108,7 @@ start=$(date +%s.%N)
 qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp "$cpus" -m "$mem" \
 	-display none -monitor none -serial "file:$console" -nic none -no-reboot \
 	-kernel "$kernel" -initrd "$tmp/initramfs.cpio" \
-	-append "console=ttyS0 cgroup_no_v1=all panic=-1 oops=panic rdinit=/init quiet ${SCHEDIO_VM_APPEND:-}" \
+	-append "$append ${SCHEDIO_VM_APPEND:-}" \
 	"${drives[@]}" </dev/null >"$tmp/qemu.out" 2>&1 &
 qemu_pid=$!
 
