@@ -87,7 +87,7 @@ class PackagesTest(unittest.TestCase):
         for k in ("CapabilityBoundingSet", "AmbientCapabilities"):
             self.assertIn("CAP_SYSLOG", keys[k][0].split())
         # A refused configuration fails the reload: the check runs first, with ExecStart's flags.
-        self.assertEqual(keys["ExecReload"], [keys["ExecStart"][0] + " --check-config", "/bin/kill -HUP $MAINPID"])
+        self.assertEqual(keys["ExecReload"], [keys["ExecStart"][0] + " --check-config", "/bin/sh -c 'kill -HUP $MAINPID'"])
 
     def test_depends_cover_linked_libraries(self):
         if harness.SANITIZE:
