@@ -233,10 +233,17 @@ static int run_direct(const struct agent_config *cfg, const char *state_dir, voi
 {
 	uint64_t period = (args.once ? args.duration_s : cfg->interval_s) * 1000;
 	uint64_t seq_mem = 0, seq, start_ms = report_now_ms(), end_ms;
+	char incarnation[SEQ_INCARNATION_LEN + 1];
 	struct push *push = NULL;
 	char err[1024];
 	int rc = 1, e;
 
+	/* Without a state folder seq starts at 1 in every run, so every run is its own incarnation. */
+	e = seq_incarnation(state_dir, incarnation);
+	if (e) {
+		log_error("cannot keep the incarnation id in %s: %s", state_dir ? state_dir : "memory", strerror(-e));
+		return 1;
+	}
 	if (!args.to_stdout) {
 		push = push_new(cfg->server, cfg->token, cfg->ca_file[0] ? cfg->ca_file : NULL, &stop_signal);
 		if (!push) {
@@ -258,7 +265,7 @@ static int run_direct(const struct agent_config *cfg, const char *state_dir, voi
 			log_error("cannot persist seq in %s: %s", state_dir, strerror(-e));
 			goto out;
 		}
-		rep = report_build(states, seq, start_ms, end_ms);
+		rep = report_build(states, incarnation, seq, start_ms, end_ms);
 		text = rep ? (args.pretty ? cJSON_Print(rep) : cJSON_PrintUnformatted(rep)) : NULL;
 		cJSON_Delete(rep);
 		if (!text) {
