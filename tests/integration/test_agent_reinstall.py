@@ -10,9 +10,11 @@ The agent is the real schedio-agent in daemon mode against the real
 schedio-server (SQLite, or PostgreSQL under SCHEDIO_TEST_DB_BACKEND)."""
 import os
 import shutil
+import threading
 import unittest
 
 import harness
+from harness import Server
 from delivery import Agent, host_id, ingest_server, stored, stored_seqs, wait_for
 from report_factory import body, report
 
@@ -104,6 +106,40 @@ class ReinstallTest(unittest.TestCase):
         self.assertFalse(self.post(report("old-agent-host", 2)))
         self.assertEqual(stored_seqs(self.srv, "old-agent-host"), [1, 2])
         self.assertEqual(self.srv.metric("schedio_agent_restarts_total"), 0)
+
+    def test_resend_to_another_server_on_one_database_is_duplicate(self):
+        if harness.BACKEND != "postgresql":
+            self.skipTest("needs SCHEDIO_TEST_DB_BACKEND=postgresql (servers sharing a database)")
+        db = harness.pg_database()
+        servers = [Server("--open-ingest", db=db).start(), Server("--open-ingest", db=db).start()]
+        try:
+            def post(srv, rep):
+                r = srv.request("POST", "/api/v1/reports", body(rep), GZ)
+                self.assertEqual(r.status, 200, r.body[:300])
+                return r.json()["duplicate"]
+
+            life = lambda seq, inc: dict(report("shared-host", seq), agent={"version": "t", "incarnation": inc})
+            a, b = "1" * 32, "2" * 32
+            for seq in (1, 2, 3):
+                self.assertFalse(post(servers[0], life(seq, a)))
+            self.assertTrue(post(servers[1], life(2, a)), "a resend to the other server")
+            self.assertFalse(post(servers[1], life(1, b)), "the new incarnation's seq 1")
+            self.assertTrue(post(servers[0], life(1, b)))
+            # the same report to both servers at once: the primary key lets one in
+            answers = []
+            rep = life(2, b)
+            threads = [threading.Thread(target=lambda s=s: answers.append(post(s, rep))) for s in servers]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self.assertEqual(sorted(answers), [False, True])
+            for srv in servers:
+                self.assertEqual(sorted(stored_seqs(srv, "shared-host")), [1, 1, 2, 2, 3])
+            self.assertEqual(sum(s.metric("schedio_agent_restarts_total") for s in servers), 1)
+        finally:
+            for srv in servers:
+                srv.cleanup()
 
     def test_malformed_incarnation_is_refused(self):
         for bad in (42, "ABCDEF0123456789ABCDEF0123456789", "abc", "g" * 32, "a" * 33):
