@@ -78,7 +78,7 @@ static void usage(void)
 	    "  --token TOKEN          bearer token for the server\n"
 	    "  --token-file FILE      file holding the token (better than --token: not in ps)\n"
 	    "  --interval SECONDS     reporting interval (default 10)\n"
-	    "  --state-dir DIR        where seq is kept (default " CONFIG_DEFAULT_STATE_DIR ")\n"
+	    "  --state-dir DIR        seq and incarnation id (default " CONFIG_DEFAULT_STATE_DIR ")\n"
 	    "  --spool-dir DIR        unsent reports (default STATE_DIR/spool)\n"
 	    "  --spool-max-bytes N    spool cap, K/M/G suffixes allowed (default 64M); oldest dropped first\n"
 	    "  --cgroup-depth N       deeper cgroups count in their ancestor at depth N (default 2)\n"
