@@ -6,7 +6,8 @@
  * the server comes back.
  *
  * seq is persisted before the report is spooled, and a report leaves the
- * spool only after a 2xx; with the server's idempotent (host, seq) ingest
+ * spool only after a 2xx; with the server's idempotent (host, incarnation,
+ * seq) ingest
  * that is exactly-once storage across outages, crashes and restarts.
  *
  * A reload never moves the end of the interval in progress; a new interval
@@ -36,6 +37,7 @@ struct daemon {
 	void **states;
 	volatile sig_atomic_t *stop;
 	uint64_t seq_mem;
+	char incarnation[SEQ_INCARNATION_LEN + 1];
 	unsigned failures; /* consecutive failed deliveries */
 	uint64_t retry_at; /* no delivery attempt before this (ms) */
 };
@@ -89,7 +91,7 @@ static int collect_and_spool(struct daemon *d, uint64_t start_ms, uint64_t end_m
 		log_error("cannot persist seq in %s: %s", d->cfg.state_dir, strerror(-err));
 		return err;
 	}
-	rep = report_build(d->states, seq, start_ms, end_ms);
+	rep = report_build(d->states, d->incarnation, seq, start_ms, end_ms);
 	if (!rep) {
 		err = -ENOMEM;
 		goto out;
@@ -229,6 +231,11 @@ int daemon_run(struct agent_config *cfg, daemon_reload_fn reload, void **states,
 	err = seq_load(d.cfg.state_dir, &d.seq_mem);
 	if (err) {
 		log_error("cannot read seq in %s: %s", d.cfg.state_dir, strerror(-err));
+		goto out;
+	}
+	err = seq_incarnation(d.cfg.state_dir, d.incarnation);
+	if (err) {
+		log_error("cannot keep the incarnation id in %s: %s", d.cfg.state_dir, strerror(-err));
 		goto out;
 	}
 	log_info("reporting to %s every %llu s; %zu report(s) waiting in %s", d.cfg.server,

@@ -79,7 +79,7 @@ static void usage(void)
 	    "  --token TOKEN          bearer token for the server\n"
 	    "  --token-file FILE      file holding the token (better than --token: not in ps)\n"
 	    "  --interval SECONDS     reporting interval (default 10)\n"
-	    "  --state-dir DIR        where seq is kept (default " CONFIG_DEFAULT_STATE_DIR ")\n"
+	    "  --state-dir DIR        seq and incarnation id (default " CONFIG_DEFAULT_STATE_DIR ")\n"
 	    "  --spool-dir DIR        unsent reports (default STATE_DIR/spool)\n"
 	    "  --spool-max-bytes N    spool cap, K/M/G suffixes allowed (default 64M); oldest dropped first\n"
 	    "  --cgroup-depth N       deeper cgroups count in their ancestor at depth N (default 2)\n"
@@ -236,10 +236,17 @@ static int run_direct(const struct agent_config *cfg, const char *state_dir, voi
 {
 	uint64_t period = (args.once ? args.duration_s : cfg->interval_s) * 1000;
 	uint64_t seq_mem = 0, seq, start_ms = report_now_ms(), end_ms;
+	char incarnation[SEQ_INCARNATION_LEN + 1];
 	struct push *push = NULL;
 	char err[1024];
 	int rc = 1, e;
 
+	/* Without a state folder seq starts at 1 in every run, so every run is its own incarnation. */
+	e = seq_incarnation(state_dir, incarnation);
+	if (e) {
+		log_error("cannot keep the incarnation id in %s: %s", state_dir ? state_dir : "memory", strerror(-e));
+		return 1;
+	}
 	if (!args.to_stdout) {
 		push = push_new(cfg->server, cfg->token, cfg->ca_file[0] ? cfg->ca_file : NULL, &stop_signal);
 		if (!push) {
@@ -261,7 +268,7 @@ static int run_direct(const struct agent_config *cfg, const char *state_dir, voi
 			log_error("cannot persist seq in %s: %s", state_dir, strerror(-e));
 			goto out;
 		}
-		rep = report_build(states, seq, start_ms, end_ms);
+		rep = report_build(states, incarnation, seq, start_ms, end_ms);
 		text = rep ? (args.pretty ? cJSON_Print(rep) : cJSON_PrintUnformatted(rep)) : NULL;
 		cJSON_Delete(rep);
 		if (!text) {

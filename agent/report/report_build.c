@@ -53,7 +53,7 @@ void report_close_collectors(void **states)
 			collectors[i]->close(states[i]);
 }
 
-cJSON *report_build(void **states, uint64_t seq, uint64_t start_ms, uint64_t end_ms)
+cJSON *report_build(void **states, const char *incarnation, uint64_t seq, uint64_t start_ms, uint64_t end_ms)
 {
 	cJSON *rep = cJSON_CreateObject(), *iv, *agent;
 
@@ -68,6 +68,7 @@ cJSON *report_build(void **states, uint64_t seq, uint64_t start_ms, uint64_t end
 		return NULL;
 	}
 	cJSON_AddStringToObject(agent, "version", SCHEDIO_VERSION);
+	cJSON_AddStringToObject(agent, "incarnation", incarnation);
 	cJSON_AddNumberToObject(iv, "start_ms", (double)start_ms);
 	cJSON_AddNumberToObject(iv, "end_ms", (double)end_ms);
 	for (int i = 0; collectors[i]; i++) {

@@ -50,6 +50,16 @@ static bool host_stale(const struct store_host *h, int64_t now)
 	return now - h->last_end_ms > limit;
 }
 
+/* agent_restarted_ms: when the host's agent last came back with a new incarnation and a lower seq
+ * (its state folder was lost), so a seam in its reports reads as a restart; null when never. */
+static void add_restarted(cJSON *o, const struct store_host *h)
+{
+	if (h->agent_restarted_ms > 0)
+		cJSON_AddNumberToObject(o, "agent_restarted_ms", (double)h->agent_restarted_ms);
+	else
+		cJSON_AddNullToObject(o, "agent_restarted_ms");
+}
+
 /* Each host's recent whole-host histogram, by host id (open addressing):
  * filled by one scan over every host's recent raw rows, so the list costs
  * one store round trip, not one per host. */
@@ -202,6 +212,7 @@ static int list_host(void *arg, const struct store_host *h)
 	cJSON_AddItemToObject(o, "sched_ext", sched_json(h));
 	cJSON_AddNumberToObject(o, "last_seen_ms", (double)h->last_end_ms);
 	cJSON_AddBoolToObject(o, "stale", host_stale(h, c->now));
+	add_restarted(o, h);
 	acc = recent_get(&c->recent, h->id);
 	if (acc && hist_total(acc->hist.buckets) > 0) {
 		cJSON *rq = cJSON_AddObjectToObject(o, "runqlat");
@@ -339,6 +350,7 @@ enum MHD_Result api_host_get(struct http_request *req)
 	cJSON_AddItemToObject(doc, "sched_ext", sched_json(&h));
 	cJSON_AddNumberToObject(doc, "last_seen_ms", (double)h.last_end_ms);
 	cJSON_AddBoolToObject(doc, "stale", host_stale(&h, now));
+	add_restarted(doc, &h);
 	add_str_or_null(doc, "agent_version", h.agent_version);
 	arr = disks_annotated(req->srv, h.disks_json, NULL);
 	cJSON_ArrayForEach(v, arr) disk_normalise(v);

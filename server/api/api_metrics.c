@@ -101,6 +101,11 @@ static void own_metrics(struct blob *b, struct server *srv, struct store *st, si
 	     "reports stored since the server started say (delivery.dropped).\n"
 	     "# TYPE schedio_agent_reports_dropped_total counter\nschedio_agent_reports_dropped_total %llu\n",
 	     (unsigned long long)atomic_load(&s->agent_dropped));
+	outf(b,
+	     "# HELP schedio_agent_restarts_total Agents that came back with a new incarnation and a lower seq "
+	     "(state folder lost: reinstall, re-imaged disk), as the reports stored since the server started say.\n"
+	     "# TYPE schedio_agent_restarts_total counter\nschedio_agent_restarts_total %llu\n",
+	     (unsigned long long)atomic_load(&s->agent_restarts));
 	outf(b, "# HELP schedio_reports_rejected_total Reports refused, by reason.\n"
 		"# TYPE schedio_reports_rejected_total counter\n");
 	for (int r = 0; r < STATS_REJECT_REASONS; r++)

@@ -35,6 +35,8 @@ static enum MHD_Result answer(struct http_request *req, struct ingest_job *job)
 		atomic_fetch_add(job->result == STORE_STORED ? &s->accepted : &s->duplicates, 1);
 		if (job->result == STORE_STORED && job->rep.dropped > 0)
 			atomic_fetch_add(&s->agent_dropped, (uint_fast64_t)job->rep.dropped);
+		if (job->result == STORE_STORED && job->rep.agent_restarted)
+			atomic_fetch_add(&s->agent_restarts, 1);
 		doc = cJSON_CreateObject();
 		if (doc) {
 			cJSON_AddBoolToObject(doc, "duplicate", job->result == STORE_DUPLICATE);

@@ -592,6 +592,22 @@ static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 	return rep->l3_json ? 0 : fail(ps, 500, "out of memory");
 }
 
+/* agent.incarnation: optional, but when given exactly REPORT_INCARNATION_LEN lowercase hex
+ * digits, since it is part of the key that decides whether a report is a duplicate. */
+static int parse_incarnation(struct parse *ps, const cJSON *agent, struct report *rep)
+{
+	const char *v;
+
+	if (get_str(ps, agent, "incarnation", "agent.", false, REPORT_INCARNATION_LEN, &v))
+		return -1;
+	if (!v)
+		return 0;
+	if (strlen(v) != REPORT_INCARNATION_LEN || strspn(v, "0123456789abcdef") != REPORT_INCARNATION_LEN)
+		return fail(ps, 400, "agent.incarnation must be %d lowercase hex digits", REPORT_INCARNATION_LEN);
+	memcpy(rep->incarnation, v, REPORT_INCARNATION_LEN + 1);
+	return 0;
+}
+
 /* Copies the strings the report keeps out of the JSON tree (which lives in
  * the parse arena) into one buffer the report owns. */
 static int own_strings(struct report *rep)
@@ -674,7 +690,8 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 		goto out;
 	}
 	agent = get_obj(&ps, rep->doc, "agent", "", false);
-	if ((agent && get_str(&ps, agent, "version", "agent.", false, REPORT_MAX_NAME, &rep->agent_version)) ||
+	if ((agent && (get_str(&ps, agent, "version", "agent.", false, REPORT_MAX_NAME, &rep->agent_version) ||
+		       parse_incarnation(&ps, agent, rep))) ||
 	    ps.status)
 		goto out;
 	sec = get_obj(&ps, rep->doc, "delivery", "", false);

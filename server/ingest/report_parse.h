@@ -23,6 +23,9 @@
 #define REPORT_MAX_DISKS 256
 #define REPORT_MAX_SCHEDULERS 64 /* runqlat.by_scheduler entries */
 
+/* Hex digits of agent.incarnation (the agent's 128-bit id of its seq's life). */
+#define REPORT_INCARNATION_LEN 32
+
 struct report {
 	cJSON *doc;    /* the parsed body, only while report_parse runs */
 	char *strings; /* owns the strings below */
@@ -31,6 +34,9 @@ struct report {
 	const char *sched_group; /* fleet grouping: the sched_ext ops name, or "eevdf"/"fair" */
 	int64_t cpus;            /* 0 when absent */
 	uint64_t seq;
+	/* agent.incarnation, "" when absent (an older agent): with the host and seq, what names a report */
+	char incarnation[REPORT_INCARNATION_LEN + 1];
+	bool agent_restarted; /* set by the store: a new incarnation whose seq went back */
 	int64_t start_ms, end_ms;
 	int64_t dropped;  /* delivery.dropped: reports the agent dropped from its full spool; 0 when absent */
 	char *l3_json;    /* canonical JSON text, NULL when absent */

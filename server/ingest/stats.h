@@ -23,7 +23,8 @@ extern const double stats_latency_le[STATS_LATENCY_BUCKETS];
 
 struct stats {
 	atomic_uint_fast64_t accepted, duplicates;
-	atomic_uint_fast64_t agent_dropped; /* sum of delivery.dropped over stored (not duplicate) reports */
+	atomic_uint_fast64_t agent_dropped;  /* sum of delivery.dropped over stored (not duplicate) reports */
+	atomic_uint_fast64_t agent_restarts; /* stored reports that showed an agent restart (store_agent_restart) */
 	atomic_uint_fast64_t rejected[STATS_REJECT_REASONS];
 	atomic_uint_fast64_t latency[STATS_LATENCY_BUCKETS + 1];
 	atomic_uint_fast64_t latency_count, latency_sum_us;

@@ -32,6 +32,7 @@ struct store_host {
 	const char *sched_state, *sched_ops, *agent_version; /* each NULL when never reported */
 	int64_t cpus;                                        /* 0 when never reported */
 	int64_t first_seen_ms, last_start_ms, last_end_ms;
+	int64_t agent_restarted_ms; /* last time its agent restarted with a new incarnation; 0 when never seen */
 };
 
 /* One stored row of a level: a raw report or a rollup bucket. */
@@ -64,6 +65,10 @@ typedef int (*store_report_fn)(void *arg, const struct store_report *r);
 typedef int (*store_id_fn)(void *arg, int64_t a, int64_t b);
 
 struct store;
+
+/* Whether stored report r (a new incarnation whose seq went back under the host's last, old_incarnation
+ * and old_seq; NULL: none known) is an agent restart; if so logs it and sets r->agent_restarted. */
+bool store_agent_restart(struct report *r, const char *old_incarnation, int64_t old_seq);
 
 struct store_ops {
 	/* Stores reports in one transaction; results[i] is enum store_put_result.

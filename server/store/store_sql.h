@@ -14,7 +14,7 @@
 /* The columns of struct store_host, in its order. */
 #define STORE_SQL_HOST_COLS                                                                                            \
 	"id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, sched_ops, agent_version, "   \
-	"first_seen_ms, last_start_ms, last_end_ms"
+	"first_seen_ms, last_start_ms, last_end_ms, agent_restarted_ms"
 /* The columns of a rollup row (struct store_row); raw rows add end_ms. */
 #define STORE_SQL_ROW_COLS "host_id, t, sched_group, kernel, host_hist, series, iocost"
 #define STORE_SQL_RAW_COLS "host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms"

@@ -46,10 +46,17 @@ class Dropped(unittest.TestCase):
             self.assertEqual(post(s, report("old", 1)).status, 200)
             s.stop()
             # Back to schema 9: the version lives in PRAGMA user_version (SQLite) or schema_version (PostgreSQL).
+            # 0011 (agent incarnation) is undone too, so that it can run again.
+            undo_0011 = ("ALTER TABLE hosts DROP COLUMN agent_incarnation; "
+                         "ALTER TABLE hosts DROP COLUMN agent_seq; ALTER TABLE hosts DROP COLUMN agent_restarted_ms")
             if is_pg(s.db):
-                query(s.db, "ALTER TABLE reports DROP COLUMN dropped; DELETE FROM schema_version WHERE version > 9")
+                query(s.db, "ALTER TABLE reports DROP COLUMN dropped; ALTER TABLE reports DROP COLUMN incarnation; "
+                            "ALTER TABLE reports ADD PRIMARY KEY (host_id, seq); " + undo_0011 + "; "
+                            "DELETE FROM schema_version WHERE version > 9")
             else:
                 query(s.db, "ALTER TABLE reports DROP COLUMN dropped")
+                for stmt in undo_0011.split("; "):
+                    query(s.db, stmt)
                 query(s.db, "PRAGMA user_version = 9")
             s.start()
             self.assertEqual(post(s, with_dropped(report("old", 2), 3)).status, 200)

@@ -46,7 +46,8 @@ class Queries(unittest.TestCase):
         self.assertEqual([h["id"] for h in hosts], ["qa", "qb", "qc"])
         qa = [h for h in hosts if h["id"] == "qa"][0]
         self.assertEqual(set(qa), {"id", "hostname", "kernel", "cpus", "sched_ext", "last_seen_ms", "stale",
-                                   "runqlat", "disks"})
+                                   "agent_restarted_ms", "runqlat", "disks"})
+        self.assertIsNone(qa["agent_restarted_ms"])
         b = self.host_buckets("qa")
         self.assertEqual(qa["runqlat"], {"p50_ns": quantile(b, 0.5), "p99_ns": quantile(b, 0.99),
                                          "count": sum(b.values())})

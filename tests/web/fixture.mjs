@@ -107,16 +107,18 @@ export function runAgent(url) {
 }
 
 // n fleet hosts, each with two reports: one somewhere in the last hour and a
-// recent one (a third of them older than 60 s, so that share is stale).
+// recent one (a third of them older than 60 s, so that share is stale). Host 0's
+// agent restarts in between: a new incarnation whose seq goes back to 1.
 export async function postFleet(url, n, opts = {}) {
   const now = Date.now();
   const hosts = Array.from({ length: n }, (_, i) => fleetHost(i, opts));
   await pool(hosts, 8, async (h, i) => {
     const early = now - (5 + ((i * 37) % 55)) * 60e3;
-    await postReport(url, report(h, 1, early - 60e3, early));
+    const life = (rep, incarnation) => (i === 0 ? { ...rep, agent: { ...rep.agent, incarnation } } : rep);
+    await postReport(url, life(report(h, i === 0 ? 2 : 1, early - 60e3, early), 'a'.repeat(32)));
     const recent = now - ((i * 13) % 90) * 1000; // a third older than 60 s: stale
     // a 10 s interval (the agent's default): stale after 60 s without a report
-    await postReport(url, report(h, 2, recent - 10e3, recent));
+    await postReport(url, i === 0 ? life(report(h, 1, recent - 10e3, recent), 'b'.repeat(32)) : report(h, 2, recent - 10e3, recent));
   });
   return hosts;
 }

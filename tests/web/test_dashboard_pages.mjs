@@ -64,6 +64,16 @@ try {
   const staleRows = await page.locator('table.data tr.stale').count();
   t.ok(staleRows > 0 && (await page.locator('table.data tr.stale .badge', { hasText: 'stale' }).count()) === staleRows, `stale hosts are marked (${staleRows} rows)`);
 
+  // an agent restart (new incarnation, seq back to 1: fixture host 0) shows as one, not as a stale host
+  const restarted = srv.hosts[0];
+  await open(page, `${srv.url}/?range=1h&q=${encodeURIComponent(restarted.hostname)}`);
+  const restartRow = page.locator('table.data tbody tr', { hasText: restarted.hostname });
+  t.ok((await restartRow.locator('.badge.restart', { hasText: /agent restarted .* ago/ }).count()) === 1 &&
+    (await restartRow.locator('.badge', { hasText: 'stale' }).count()) === 0, 'an agent restart is marked as a restart, not as stale');
+  t.ok((await page.locator('table.data .badge.restart').count()) === 1, 'only the restarted host is marked');
+  await open(page, `${srv.url}/host?id=${restarted.id}&range=1h`);
+  t.ok((await page.locator('dl.facts .badge.restart', { hasText: /restarted .* ago/ }).count()) === 1, 'the host page shows the agent restart');
+
   // the time range picker writes the URL and the page follows it
   await page.emulateMedia({ colorScheme: 'light' });
   await open(page, `${srv.url}/?range=1h`);

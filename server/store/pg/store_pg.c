@@ -3,8 +3,8 @@
  *
  * A batch of reports is one transaction and the caller answers only after
  * its COMMIT. Each report is one statement (STORE_PG_HOST_REPORT) that finds or
- * creates its host and inserts the report with ON CONFLICT (host_id, seq)
- * DO NOTHING RETURNING: the primary key, not this process, decides what is a
+ * creates its host and inserts the report with ON CONFLICT (host_id,
+ * incarnation, seq) DO NOTHING RETURNING: the primary key, not this process, decides what is a
  * duplicate, so a report retried against another server is stored once. The
  * statements of a batch are pipelined (libpq pipeline mode), so a batch
  * costs a few round trips, not one per report. Any error rolls the whole
@@ -48,9 +48,9 @@ static const char *const sql[STORE_PG_COUNT] = {
 	    "$5::bigint, $6::bigint) ON CONFLICT (machine_id) DO NOTHING RETURNING id), "
 	    "h AS (SELECT id FROM ins UNION ALL SELECT id FROM hosts WHERE machine_id = $1::text LIMIT 1), "
 	    "r AS (INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
-	    "host_hist, series, iocost, dropped) SELECT id, $4::bigint, $5::bigint, $6::bigint, $3::bigint, "
-	    "$7::text, $8::text, $9::bytea, $10::bytea, $11::bytea, $22::bigint FROM h "
-	    "ON CONFLICT (host_id, seq) DO NOTHING "
+	    "host_hist, series, iocost, dropped, incarnation) SELECT id, $4::bigint, $5::bigint, $6::bigint, "
+	    "$3::bigint, $7::text, $8::text, $9::bytea, $10::bytea, $11::bytea, $22::bigint, $23::text FROM h "
+	    "ON CONFLICT (host_id, incarnation, seq) DO NOTHING "
 	    "RETURNING host_id), "
 	    "u AS (UPDATE hosts SET hostname = $2::text, kernel = coalesce($13::text, kernel), "
 	    "arch = coalesce($14::text, arch), cpus = coalesce($15::bigint, cpus), "
@@ -63,8 +63,19 @@ static const char *const sql[STORE_PG_COUNT] = {
 	    "ON CONFLICT DO NOTHING) "
 	    "SELECT host_id FROM r",
 	[STORE_PG_DUP_CHECK] =
-	    "SELECT h.id, (SELECT count(*) FROM reports r WHERE r.host_id = h.id AND r.seq = $2::bigint) "
-	    "FROM hosts h WHERE h.machine_id = $1::text",
+	    "SELECT h.id, (SELECT count(*) FROM reports r WHERE r.host_id = h.id AND r.seq = $2::bigint "
+	    "AND r.incarnation = $3::text) FROM hosts h WHERE h.machine_id = $1::text",
+	/* After a report is stored: the host's agent moves on to its incarnation and seq, and
+	 * a new incarnation whose seq went back is a restart ($4 = now), the test
+	 * store_agent_restart makes again on the old values returned (for its log). The row
+	 * is locked first, so two servers see each other's update. */
+	[STORE_PG_AGENT_TRACK] =
+	    "WITH o AS (SELECT id, agent_incarnation, agent_seq FROM hosts WHERE machine_id = $1::text FOR UPDATE) "
+	    "UPDATE hosts h SET agent_incarnation = $2::text, agent_seq = CASE WHEN o.agent_incarnation = $2::text "
+	    "THEN greatest(o.agent_seq, $3::bigint) ELSE $3::bigint END, "
+	    "agent_restarted_ms = CASE WHEN o.agent_incarnation <> $2::text AND $3::bigint < o.agent_seq "
+	    "THEN $4::bigint ELSE h.agent_restarted_ms END FROM o WHERE h.id = o.id "
+	    "RETURNING o.agent_incarnation, o.agent_seq",
 	[STORE_PG_HOSTS_ALL] =
 	    "SELECT " STORE_SQL_HOST_COLS " FROM hosts ORDER BY hostname COLLATE \"C\", machine_id COLLATE \"C\"",
 	[STORE_PG_HOSTS_ONE] = STORE_SQL_HOSTS_ONE,
@@ -127,11 +138,11 @@ static const char *const sql[STORE_PG_COUNT] = {
 };
 
 static const char *const names[STORE_PG_COUNT] = {
-	"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",  "p9",  "p10", "p11", "p12", "p13",
-	"p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25", "p26", "p27",
+	"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",  "p9",  "p10", "p11", "p12", "p13", "p14",
+	"p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25", "p26", "p27", "p28",
 };
 
-_Static_assert(STORE_PG_COUNT == 28, "one name per statement");
+_Static_assert(STORE_PG_COUNT == 29, "one name per statement");
 
 const char *store_pg_name(enum store_pg_stmt which)
 {
@@ -200,6 +211,7 @@ static void report_params(struct pg_params *p, const struct report *r, int64_t n
 	pg_p_text(p, r->agent_version);
 	pg_p_int(p, minute);
 	pg_p_int(p, r->dropped);
+	pg_p_text(p, r->incarnation);
 }
 
 /* A report whose statement returned no row: a duplicate, or its host was
@@ -213,6 +225,7 @@ static int settle(struct store_pg *s, const struct report *r, int64_t now_ms, in
 
 	pg_p_text(&q, r->machine_id);
 	pg_p_int(&q, (int64_t)r->seq);
+	pg_p_text(&q, r->incarnation);
 	res = pg_run(s->c, names[STORE_PG_DUP_CHECK], &q);
 	if (!res)
 		return -1;
@@ -280,6 +293,60 @@ static int pipeline_chunk(struct store_pg *s, struct report *const *reps, size_t
 	return rc;
 }
 
+/* Moves each stored report's host on to its agent incarnation and seq (STORE_PG_AGENT_TRACK), as one
+ * pipeline; 0, or -1 when any statement failed. */
+static int track_chunk(struct store_pg *s, struct report *const *reps, size_t from, size_t to, const int *results,
+		       int64_t now_ms)
+{
+	size_t sent = 0;
+	PGresult *res;
+	int rc = 0;
+
+	if (PQenterPipelineMode(s->c) != 1)
+		return -1;
+	for (size_t i = from; i < to; i++) {
+		struct pg_params p = { 0 };
+
+		if (results[i] != STORE_STORED)
+			continue;
+		pg_p_text(&p, reps[i]->machine_id);
+		pg_p_text(&p, reps[i]->incarnation);
+		pg_p_int(&p, (int64_t)reps[i]->seq);
+		pg_p_int(&p, now_ms);
+		if (PQsendQueryPrepared(s->c, names[STORE_PG_AGENT_TRACK], p.n, p.v, p.len, p.fmt, 1) != 1) {
+			rc = -1;
+			to = i;
+			break;
+		}
+		sent++;
+	}
+	if (PQpipelineSync(s->c) != 1)
+		rc = -1;
+	for (size_t i = from; i < to && sent > 0; i++) {
+		if (results[i] != STORE_STORED)
+			continue;
+		sent--;
+		res = PQgetResult(s->c);
+		if (PQresultStatus(res) != PGRES_TUPLES_OK)
+			rc = -1;
+		else if (PQntuples(res) == 1)
+			store_agent_restart(reps[i], pg_text(res, 0, 0), pg_int(res, 0, 1));
+		PQclear(res);
+		while ((res = PQgetResult(s->c)))
+			PQclear(res);
+	}
+	while ((res = PQgetResult(s->c))) {
+		bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+
+		PQclear(res);
+		if (sync)
+			break;
+	}
+	if (PQexitPipelineMode(s->c) != 1)
+		rc = -1;
+	return rc;
+}
+
 /* Reports per pipeline: bounds what sits unread in the socket buffers both ways. */
 #define PIPELINE_CHUNK 128
 
@@ -303,6 +370,9 @@ static int store_pg_put_reports(struct store *base, struct report *const *reps, 
 			goto fail;
 	for (size_t i = 0; i < n; i++)
 		if (results[i] == STORE_DUPLICATE && settle(s, reps[i], now_ms, late_mark, &results[i]))
+			goto fail;
+	for (size_t i = 0; i < n; i += PIPELINE_CHUNK)
+		if (track_chunk(s, reps, i, i + PIPELINE_CHUNK < n ? i + PIPELINE_CHUNK : n, results, now_ms))
 			goto fail;
 	if (pg_exec(s->c, "COMMIT") < 0)
 		goto fail;

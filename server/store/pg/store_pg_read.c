@@ -43,6 +43,7 @@ int store_pg_hosts(struct store *base, const char *machine_id, store_host_fn fn,
 			.first_seen_ms = pg_int(r, i, 11),
 			.last_start_ms = pg_int(r, i, 12),
 			.last_end_ms = pg_int(r, i, 13),
+			.agent_restarted_ms = pg_int(r, i, 14),
 		};
 		stop = fn(arg, &h);
 	}

@@ -39,9 +39,13 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	    "WHERE id = ?1 AND last_start_ms <= ?11",
 	[STORE_SQLITE_REPORT_INSERT] =
 	    "INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
-	    "host_hist, series, iocost, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-	    "ON CONFLICT (host_id, seq) DO NOTHING",
+	    "host_hist, series, iocost, dropped, incarnation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+	    "ON CONFLICT (host_id, incarnation, seq) DO NOTHING",
 	[STORE_SQLITE_DIRTY_INSERT] = "INSERT OR IGNORE INTO rollup_dirty (host_id, t) VALUES (?, ?)",
+	[STORE_SQLITE_AGENT_GET] = "SELECT agent_incarnation, agent_seq FROM hosts WHERE id = ?",
+	/* ?3: the seq this incarnation has reached; ?4: a restart's time, or NULL. */
+	[STORE_SQLITE_AGENT_PUT] = "UPDATE hosts SET agent_incarnation = ?2, agent_seq = ?3, "
+				   "agent_restarted_ms = coalesce(?4, agent_restarted_ms) WHERE id = ?1",
 	[STORE_SQLITE_HOSTS_ALL] = "SELECT " STORE_SQL_HOST_COLS " FROM hosts ORDER BY hostname, machine_id",
 	[STORE_SQLITE_HOSTS_ONE] = STORE_SQL_HOSTS_ONE,
 	[STORE_SQLITE_REPORTS] = STORE_SQL_REPORTS,
@@ -143,8 +147,41 @@ static int host_id(struct store_sqlite *s, const struct report *r, int64_t now_m
 	return 0;
 }
 
+/* Moves the host's agent incarnation and seq on to stored report r's, noting a restart. */
+static int track_agent(struct store_sqlite *s, struct report *r, int64_t id, int64_t now_ms)
+{
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_AGENT_GET);
+	char old[REPORT_INCARNATION_LEN + 1] = "";
+	bool known = false, same;
+	int64_t old_seq = 0, seq = (int64_t)r->seq;
+	int rc;
+
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		known = true;
+		snprintf(old, sizeof(old), "%s", (const char *)sqlite3_column_text(st, 0));
+		old_seq = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return -1;
+	same = known && strcmp(old, r->incarnation) == 0;
+	st = store_sqlite_stmt(s, STORE_SQLITE_AGENT_PUT);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, r->incarnation, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, same && old_seq > seq ? old_seq : seq);
+	if (store_agent_restart(r, known ? old : NULL, old_seq))
+		sqlite3_bind_int64(st, 4, now_ms);
+	else
+		sqlite3_bind_null(st, 4);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Stores one report inside the open transaction; the caller wraps it in a savepoint. */
-static int put_one(struct store_sqlite *s, const struct report *r, int64_t now_ms, int64_t minute_mark, int *result)
+static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int64_t minute_mark, int *result)
 {
 	sqlite3_stmt *st;
 	int64_t id;
@@ -163,6 +200,7 @@ static int put_one(struct store_sqlite *s, const struct report *r, int64_t now_m
 	bind_blob(st, 9, r->series.p, r->series.len, r->has_runqlat);
 	bind_blob(st, 10, r->iocost.p, r->iocost.len, r->has_iocost);
 	sqlite3_bind_int64(st, 11, r->dropped);
+	sqlite3_bind_text(st, 12, r->incarnation, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return -1;
 	if (sqlite3_changes(s->db) == 0) {
@@ -184,6 +222,8 @@ static int put_one(struct store_sqlite *s, const struct report *r, int64_t now_m
 	sqlite3_bind_int64(st, 11, r->start_ms);
 	sqlite3_bind_int64(st, 12, r->end_ms);
 	if (sqlite3_step(st) != SQLITE_DONE)
+		return -1;
+	if (track_agent(s, r, id, now_ms))
 		return -1;
 	if (r->start_ms - r->start_ms % STORE_MINUTE_MS < minute_mark) {
 		st = store_sqlite_stmt(s, STORE_SQLITE_DIRTY_INSERT);

@@ -41,6 +41,7 @@ int store_sqlite_hosts(struct store *base, const char *machine_id, store_host_fn
 			.first_seen_ms = sqlite3_column_int64(st, 11),
 			.last_start_ms = sqlite3_column_int64(st, 12),
 			.last_end_ms = sqlite3_column_int64(st, 13),
+			.agent_restarted_ms = sqlite3_column_int64(st, 14),
 		};
 		stop = fn(arg, &h);
 	}

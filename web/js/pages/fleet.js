@@ -11,6 +11,15 @@ import { timeSeriesConfig, pointsOf } from '../charts/timeseries.js';
 
 const PCTS = [['p50_ns', 'p50', '#10b981'], ['p99_ns', 'p99', '#f59e0b'], ['p999_ns', 'p99.9', '#ef4444']];
 
+// An agent that lost its state folder (reinstall, re-imaged disk) starts its
+// seq over: its reports are all kept, and the seam shows as a restart for a
+// day, so a gap before it reads as a restart rather than as a silent host.
+const RESTART_SHOWN_MS = 86400e3;
+function restartBadge(r, now = Date.now()) {
+  if (!r.agent_restarted_ms || now - r.agent_restarted_ms > RESTART_SHOWN_MS) return null;
+  return [' ', h('span', { class: 'badge restart', title: fmt.dateTime(r.agent_restarted_ms) }, `agent restarted ${fmt.ago(r.agent_restarted_ms, now)}`)];
+}
+
 export function schedulerOf(host) {
   const s = host.sched_ext;
   if (s && s.state === 'enabled' && s.ops) return s.ops;
@@ -66,7 +75,7 @@ export function mount(ctx) {
     { key: 'p50', label: 'p50 (5 min)', num: true, value: (r) => r.runqlat && r.runqlat.p50_ns, render: (r) => fmt.ns(r.runqlat && r.runqlat.p50_ns) },
     { key: 'p99', label: 'p99 (5 min)', num: true, value: (r) => r.runqlat && r.runqlat.p99_ns, render: (r) => fmt.ns(r.runqlat && r.runqlat.p99_ns) },
     { key: 'disks', label: 'Disks and iocost', value: (r) => (r.disks || []).map((d) => d.recommendation || '').join(), render: diskBadges },
-    { key: 'seen', label: 'Last seen', num: true, value: (r) => r.last_seen_ms, render: (r) => h('span', {}, fmt.ago(r.last_seen_ms), r.stale ? [' ', h('span', { class: 'badge warn' }, 'stale')] : null) },
+    { key: 'seen', label: 'Last seen', num: true, value: (r) => r.last_seen_ms, render: (r) => h('span', {}, fmt.ago(r.last_seen_ms), r.stale ? [' ', h('span', { class: 'badge warn' }, 'stale')] : null, restartBadge(r)) },
   ], {
     caption: 'Hosts of the fleet: runqueue latency p50/p99 over the last 5 minutes; per disk whether iocost is on and whether the SSD database\'s recommended config is in use, differs, or the model has no data',
     sort: p.get('sort') || 'p99', dir: p.get('dir') || 'desc',

@@ -152,6 +152,42 @@ static void test_report_delivery_dropped(void **state)
 	expect(HEAD ",\"delivery\":[1]}", 400, "delivery must be an object");
 }
 
+/* agent.incarnation is kept as sent; absent (or null) is ""; anything but 32 lowercase hex digits is
+ * refused, since it decides with host and seq whether a report is a duplicate. */
+static void test_report_agent_incarnation(void **state)
+{
+	struct report rep;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(parse(HEAD ",\"agent\":{\"version\":\"1\",\"incarnation\":"
+				    "\"0123456789abcdef0123456789abcdef\"}}",
+			       &rep, err),
+			 0);
+	assert_string_equal(rep.incarnation, "0123456789abcdef0123456789abcdef");
+	assert_string_equal(rep.agent_version, "1");
+	report_free(&rep);
+	assert_int_equal(parse(HEAD ",\"agent\":{\"version\":\"1\"}}", &rep, err), 0);
+	assert_string_equal(rep.incarnation, "");
+	report_free(&rep);
+	assert_int_equal(parse(HEAD ",\"agent\":{\"incarnation\":null}}", &rep, err), 0);
+	assert_string_equal(rep.incarnation, "");
+	report_free(&rep);
+	assert_int_equal(parse(HEAD "}", &rep, err), 0);
+	assert_string_equal(rep.incarnation, "");
+	report_free(&rep);
+	expect(HEAD ",\"agent\":{\"incarnation\":42}}", 400, "agent.incarnation must be a string");
+	expect(HEAD ",\"agent\":{\"incarnation\":\"\"}}", 400, "agent.incarnation must be 32 lowercase hex digits");
+	expect(HEAD ",\"agent\":{\"incarnation\":\"0123456789abcdef\"}}", 400,
+	       "agent.incarnation must be 32 lowercase hex digits");
+	expect(HEAD ",\"agent\":{\"incarnation\":\"0123456789ABCDEF0123456789ABCDEF\"}}", 400,
+	       "agent.incarnation must be 32 lowercase hex digits");
+	expect(HEAD ",\"agent\":{\"incarnation\":\"0123456789abcdef0123456789abcdeg\"}}", 400,
+	       "agent.incarnation must be 32 lowercase hex digits");
+	expect(HEAD ",\"agent\":{\"incarnation\":\"0123456789abcdef0123456789abcdef0\"}}", 400,
+	       "agent.incarnation is longer than the limit of 32 bytes");
+}
+
 #define RQ                                                                                                             \
 	"\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"                                       \
 	"\"cpus\":[{\"cpu\":0,\"count\":10,\"buckets\":[[20,4],[60,6]]}],"
@@ -249,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_report_takes_utf8_names),
 		cmocka_unit_test(test_report_bad_input_names_the_problem),
 		cmocka_unit_test(test_report_delivery_dropped),
+		cmocka_unit_test(test_report_agent_incarnation),
 		cmocka_unit_test(test_report_by_scheduler_splits_the_host),
 		cmocka_unit_test(test_report_by_scheduler_bad_input),
 	};
