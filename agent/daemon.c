@@ -233,9 +233,9 @@ int daemon_run(struct agent_config *cfg, daemon_reload_fn reload, void **states,
 		log_error("cannot read seq in %s: %s", d.cfg.state_dir, strerror(-err));
 		goto out;
 	}
-	err = seq_incarnation(d.cfg.state_dir, d.incarnation);
+	err = seq_incarnation_new(d.incarnation);
 	if (err) {
-		log_error("cannot keep the incarnation id in %s: %s", d.cfg.state_dir, strerror(-err));
+		log_error("cannot make an incarnation id: %s", strerror(-err));
 		goto out;
 	}
 	log_info("reporting to %s every %llu s; %zu report(s) waiting in %s", d.cfg.server,

@@ -79,7 +79,7 @@ static void usage(void)
 	    "  --token TOKEN          bearer token for the server\n"
 	    "  --token-file FILE      file holding the token (better than --token: not in ps)\n"
 	    "  --interval SECONDS     reporting interval (default 10)\n"
-	    "  --state-dir DIR        seq and incarnation id (default " CONFIG_DEFAULT_STATE_DIR ")\n"
+	    "  --state-dir DIR        where seq is kept (default " CONFIG_DEFAULT_STATE_DIR ")\n"
 	    "  --spool-dir DIR        unsent reports (default STATE_DIR/spool)\n"
 	    "  --spool-max-bytes N    spool cap, K/M/G suffixes allowed (default 64M); oldest dropped first\n"
 	    "  --cgroup-depth N       deeper cgroups count in their ancestor at depth N (default 2)\n"
@@ -241,10 +241,9 @@ static int run_direct(const struct agent_config *cfg, const char *state_dir, voi
 	char err[1024];
 	int rc = 1, e;
 
-	/* Without a state folder seq starts at 1 in every run, so every run is its own incarnation. */
-	e = seq_incarnation(state_dir, incarnation);
+	e = seq_incarnation_new(incarnation);
 	if (e) {
-		log_error("cannot keep the incarnation id in %s: %s", state_dir ? state_dir : "memory", strerror(-e));
+		log_error("cannot make an incarnation id: %s", strerror(-e));
 		return 1;
 	}
 	if (!args.to_stdout) {

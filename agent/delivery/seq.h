@@ -1,5 +1,12 @@
 /* seq.h - the report sequence number, persisted so it only ever grows, and
- * the incarnation id that names the life of that persisted seq. */
+ * the incarnation id that names the agent process that numbered a report.
+ *
+ * The server's exactly-once key is (host, incarnation, seq). A new id per
+ * process start, not one kept beside seq, is what makes every way of losing
+ * or rewinding the state safe: a purged, re-imaged or fresh state folder
+ * restarts seq at 1, a restored backup rewinds it, and both would collide
+ * with stored reports under a kept id. A resend stays a duplicate because a
+ * spooled report keeps the id it was encoded with. */
 #ifndef SCHEDIO_AGENT_DELIVERY_SEQ_H
 #define SCHEDIO_AGENT_DELIVERY_SEQ_H
 
@@ -15,8 +22,7 @@ int seq_load(const char *state_dir, uint64_t *mem);
 /* Hex digits of an incarnation id (128 random bits). */
 #define SEQ_INCARNATION_LEN 32
 
-/* Puts the incarnation of the seq under state_dir in out: the persisted one while the seq file is
- * valid, else a new random one persisted before any seq (NULL state_dir: new, not persisted); 0 or -errno. */
-int seq_incarnation(const char *state_dir, char out[SEQ_INCARNATION_LEN + 1]);
+/* A new random incarnation id in out, made once per agent process; 0 or -errno. */
+int seq_incarnation_new(char out[SEQ_INCARNATION_LEN + 1]);
 
 #endif /* SCHEDIO_AGENT_DELIVERY_SEQ_H */

@@ -1,12 +1,11 @@
 /* agent_restart.c - telling an agent that started its seq over from one
  * that merely moved on, the same way on every backend.
  *
- * An agent that lost its state folder comes back with a new incarnation id
- * and seq counting from 1 again. Its reports are stored (they are new), but
- * the host's history has a seam there that an operator should see as a
- * restart, not as a host that went quiet: so it is logged, counted on
- * /metrics, and shown by the hosts API. A new incarnation whose seq carries
- * on (an upgrade from an agent without one, or a kept spool) is no restart.
+ * Every agent process reports under a new incarnation id. One that lost its
+ * state folder counts seq from 1 again, one restored from a backup rewinds it. Its reports are stored (they are new),
+ * but the host's history has a seam there that an operator should see as a restart, not as a host that went quiet: so
+ * it is logged, counted on /metrics, and shown by the hosts API. A new incarnation whose seq carries on (a restart with
+ * the state kept, or an upgrade from an agent without one) is no restart.
  */
 #include <string.h>
 

@@ -1,8 +1,9 @@
 """test_agent_reinstall.py - an agent that loses its state folder (package
 purge and reinstall, re-imaged disk, fresh container volume) starts seq at 1
-again on the same machine id (issue 21). With a new incarnation id its
-reports are new reports: every one of them is stored, and the server counts
-and shows the restart. Exactly-once is kept where it belongs: a resend of a
+again on the same machine id, and one whose state folder is restored from a
+backup rewinds it (issue 21). Every agent process reports under a new
+incarnation id, so those reports are new reports: every one of them is
+stored, and the server counts and shows the restart (seq went back). Exactly-once is kept where it belongs: a resend of a
 stored report (same host, incarnation and seq) is a duplicate, and a report
 without an incarnation (an older agent) is stored once as before.
 
@@ -21,9 +22,14 @@ from report_factory import body, report
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
 
 
-def read_incarnation(state_dir):
-    with open(os.path.join(state_dir, "incarnation")) as f:
-        return f.read().strip()
+def incarnations(srv, hid):
+    """{seq: [incarnation, ...]} of host hid's stored reports, read from the database."""
+    rows = harness.query(srv.db, "SELECT r.seq, r.incarnation FROM reports r JOIN hosts h ON h.id = r.host_id "
+                         f"WHERE h.machine_id = '{hid}' ORDER BY r.seq")
+    out = {}
+    for seq, inc in rows:
+        out.setdefault(seq, []).append(inc)
+    return out
 
 
 class ReinstallTest(unittest.TestCase):
@@ -50,7 +56,7 @@ class ReinstallTest(unittest.TestCase):
         wait_for(lambda: len(stored_seqs(srv, self.hid)) >= 3, 30, "first life's reports: " + agent.log())
         agent.stop()
         first = stored_seqs(srv, self.hid)
-        first_inc = read_incarnation(agent.state_dir)
+        first_inc = incarnations(srv, self.hid)[1][0]
         self.assertEqual(first, list(range(1, len(first) + 1)))
 
         # The state folder is lost: seq, incarnation and spool all go; the machine id stays.
@@ -63,8 +69,7 @@ class ReinstallTest(unittest.TestCase):
         wait_for(lambda: len(stored(srv, self.hid)) >= len(first) + 3, 30,
                  "second life's reports: " + agent.log()[-2000:])
         agent.stop()
-        second_inc = read_incarnation(agent.state_dir)
-        self.assertNotEqual(first_inc, second_inc, "a lost state folder kept its incarnation")
+        second_inc = [i for i in incarnations(srv, self.hid)[1] if i != first_inc][0]
 
         seqs = sorted(stored_seqs(srv, self.hid))
         k = len(seqs) - len(first)
@@ -86,6 +91,48 @@ class ReinstallTest(unittest.TestCase):
         self.assertTrue(self.post(dict(report(self.hid, 2), agent={"version": "t", "incarnation": first_inc})))
         self.assertEqual(len(stored(srv, self.hid)), len(seqs))
         self.assertEqual(srv.metric("schedio_agent_restarts_total"), 1)
+
+    def test_agent_with_state_restored_from_a_backup_has_every_new_report_stored(self):
+        srv = self.srv
+        agent = self.agent = Agent("--server", srv.url, "--token", srv.token, "--interval", "1").start()
+        wait_for(lambda: len(stored_seqs(srv, self.hid)) >= 2, 30, "reports before the backup: " + agent.log())
+        agent.stop()
+        backup = agent.state_dir + ".backup"
+        shutil.copytree(agent.state_dir, backup)
+        # what the backup's spool holds is sent again after the restore: true resends
+        spooled = sum(len(files) for _, _, files in os.walk(os.path.join(backup, "spool")))
+        agent.start()
+        wait_for(lambda: len(stored_seqs(srv, self.hid)) >= 6, 30, "reports after the backup: " + agent.log())
+        agent.stop()
+        before = stored_seqs(srv, self.hid)
+        # The backup comes back: seq rewinds to where it was, with the spool of then.
+        shutil.rmtree(agent.state_dir)
+        shutil.copytree(backup, agent.state_dir)
+        shutil.rmtree(backup)
+        agent.start()
+        wait_for(lambda: len(stored(srv, self.hid)) >= len(before) + 3, 30,
+                 "reports after the restore: " + agent.log()[-2000:])
+        agent.stop()
+        seqs = sorted(stored_seqs(srv, self.hid))
+        rewound = [q for q, incs in incarnations(srv, self.hid).items() if len(incs) > 1]
+        self.assertTrue(rewound, f"no seq was stored twice after the restore: {seqs}")
+        self.assertEqual(srv.metric("schedio_reports_duplicate_total"), spooled,
+                         "only the backup's spooled reports are resends; every new report is stored")
+        self.assertEqual(srv.metric("schedio_agent_restarts_total"), 1)
+
+    def test_agent_restart_with_its_state_goes_on_without_a_restart_or_a_gap(self):
+        srv = self.srv
+        agent = self.agent = Agent("--server", srv.url, "--token", srv.token, "--interval", "1").start()
+        wait_for(lambda: len(stored_seqs(srv, self.hid)) >= 2, 30, "first run: " + agent.log())
+        agent.stop()
+        agent.start()
+        wait_for(lambda: len(stored_seqs(srv, self.hid)) >= 5, 30, "second run: " + agent.log())
+        agent.stop()
+        seqs = stored_seqs(srv, self.hid)
+        self.assertEqual(seqs, list(range(1, len(seqs) + 1)), "seq went on across the restart")
+        self.assertEqual(len(set(i for incs in incarnations(srv, self.hid).values() for i in incs)), 2,
+                         "each agent process reports under its own incarnation")
+        self.assertEqual(srv.metric("schedio_agent_restarts_total"), 0, "a restart with its state is no rewind")
 
     def test_resend_of_same_report_is_duplicate(self):
         rep = report("resend-host", 5)

@@ -84,7 +84,7 @@ function hostHead(pg) {
         h('dt', {}, 'CPUs'), h('dd', {}, `${host.cpus ?? '–'} in ${(host.l3_domains || []).length || '?'} L3 domain(s)`),
         h('dt', {}, 'Scheduler'), h('dd', {}, schedulerOf(host), ext ? h('span', { class: 'muted' }, ` (sched_ext ${ext.state})`) : null),
         h('dt', {}, 'Agent'), h('dd', {}, host.agent_version || '–',
-          // a new agent incarnation whose seq went back: its state folder was lost (reinstall, new disk)
+          // a new agent incarnation whose seq went back: its state folder was lost or restored (reinstall, new disk, backup)
           host.agent_restarted_ms ? [' ', h('span', { class: 'badge restart', title: fmt.dateTime(host.agent_restarted_ms) }, `restarted ${fmt.ago(host.agent_restarted_ms)}`)] : null),
         h('dt', {}, 'Last seen'), h('dd', {}, `${fmt.ago(host.last_seen_ms)} (${fmt.dateTime(host.last_seen_ms)})`),
         h('dt', {}, 'Host id'), h('dd', { class: 'mono' }, host.id)));

@@ -2,10 +2,8 @@
  * (seq_load, or seq_next reading the file itself), a persisted value never
  * lowers the one in memory, an empty or corrupt file does not reset it, the
  * file is replaced whole (no temp file left), and a failed write reserves
- * nothing. The incarnation id is made and persisted before the first seq,
- * kept while the seq file is valid, and made anew whenever the seq file (or
- * the id itself) is missing or corrupt, so a seq that restarts at 1 always
- * has a new id; without a state folder every call is a new id.
+ * nothing. The incarnation id is new for every process and nothing of it is
+ * kept in the state folder.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -162,27 +160,36 @@ static void test_seq_empty_or_corrupt_file_keeps_memory(void **state)
 	next_is(dir, &mem, 1);
 }
 
-static void test_seq_write_leaves_only_the_seq_file(void **state)
+/* Asserts that dir holds exactly one entry (dot files aside) and returns its name (static buffer). */
+static const char *only_entry(const char *dir)
 {
-	const char *dir = fresh_dir();
-	uint64_t mem = 0;
+	static char name[256];
 	struct dirent *de;
 	int files = 0;
 	DIR *d;
 
-	(void)state;
-	for (uint64_t i = 1; i <= 5; i++)
-		next_is(dir, &mem, i);
 	d = opendir(dir);
 	assert_non_null(d);
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		assert_string_equal(de->d_name, "seq");
+		snprintf(name, sizeof(name), "%s", de->d_name);
 		files++;
 	}
 	closedir(d);
 	assert_int_equal(files, 1);
+	return name;
+}
+
+static void test_seq_write_leaves_only_the_seq_file(void **state)
+{
+	const char *dir = fresh_dir();
+	uint64_t mem = 0;
+
+	(void)state;
+	for (uint64_t i = 1; i <= 5; i++)
+		next_is(dir, &mem, i);
+	assert_string_equal(only_entry(dir), "seq");
 }
 
 static void test_seq_failed_write_reserves_nothing(void **state)
@@ -213,142 +220,38 @@ static void test_seq_load_reports_unreadable_file(void **state)
 	assert_int_equal(mem, 4);
 }
 
-/* Writes text as dir/name. */
-static void write_file(const char *dir, const char *name, const char *text)
-{
-	char path[600];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
-/* seq_incarnation under dir, which must succeed with a well-formed id. */
-static void incarnation_of(const char *dir, char out[SEQ_INCARNATION_LEN + 1])
+/* seq_incarnation_new, which must succeed with a well-formed id. */
+static void incarnation_new(char out[SEQ_INCARNATION_LEN + 1])
 {
 	memset(out, 'x', SEQ_INCARNATION_LEN + 1);
-	assert_int_equal(seq_incarnation(dir, out), 0);
+	assert_int_equal(seq_incarnation_new(out), 0);
 	assert_int_equal(strlen(out), SEQ_INCARNATION_LEN);
 	assert_int_equal(strspn(out, "0123456789abcdef"), SEQ_INCARNATION_LEN);
 }
 
-/* The id persisted under dir (static buffer). */
-static const char *read_incarnation_file(const char *dir)
+static void test_incarnation_is_new_for_every_process(void **state)
 {
-	static char buf[64];
-	char path[600];
-	size_t n;
-	FILE *f;
+	char ids[64][SEQ_INCARNATION_LEN + 1];
 
-	snprintf(path, sizeof(path), "%s/incarnation", dir);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return buf;
+	(void)state;
+	for (int i = 0; i < 64; i++) {
+		incarnation_new(ids[i]);
+		for (int k = 0; k < i; k++)
+			assert_string_not_equal(ids[i], ids[k]);
+	}
 }
 
-static void test_incarnation_persisted_before_first_seq_and_kept(void **state)
+static void test_incarnation_leaves_the_state_dir_alone(void **state)
 {
 	const char *dir = fresh_dir();
-	char a[SEQ_INCARNATION_LEN + 1], b[SEQ_INCARNATION_LEN + 1];
-	uint64_t mem = 0;
+	char id[SEQ_INCARNATION_LEN + 1];
+	uint64_t mem = 0, seq;
 
 	(void)state;
-	incarnation_of(dir, a);
-	assert_string_equal(read_incarnation_file(dir), a);
-	next_is(dir, &mem, 1);
-	next_is(dir, &mem, 2);
-
-	/* a restart with the state intact: same incarnation, seq goes on */
-	incarnation_of(dir, b);
-	assert_string_equal(a, b);
-	mem = 0;
-	assert_int_equal(seq_load(dir, &mem), 0);
-	next_is(dir, &mem, 3);
-}
-
-static void test_incarnation_new_when_no_seq_was_persisted(void **state)
-{
-	const char *dir = fresh_dir();
-	char a[SEQ_INCARNATION_LEN + 1], b[SEQ_INCARNATION_LEN + 1];
-
-	(void)state;
-	/* a crash after the id and before the first seq: the next start may count from 1 again */
-	incarnation_of(dir, a);
-	incarnation_of(dir, b);
-	assert_string_not_equal(a, b);
-	assert_string_equal(read_incarnation_file(dir), b);
-}
-
-static void test_incarnation_new_when_seq_lost_or_corrupt(void **state)
-{
-	const char *dir = fresh_dir();
-	char a[SEQ_INCARNATION_LEN + 1], b[SEQ_INCARNATION_LEN + 1], c[SEQ_INCARNATION_LEN + 1];
-	char path[600];
-	uint64_t mem = 0;
-
-	(void)state;
-	incarnation_of(dir, a);
-	next_is(dir, &mem, 1);
-	snprintf(path, sizeof(path), "%s/seq", dir);
-	assert_int_equal(unlink(path), 0);
-	incarnation_of(dir, b);
-	assert_string_not_equal(a, b);
-
-	write_seq_file(dir, "garbage\n");
-	incarnation_of(dir, c);
-	assert_string_not_equal(b, c);
-	write_seq_file(dir, "");
-	incarnation_of(dir, a);
-	assert_string_not_equal(a, c);
-	assert_string_equal(read_incarnation_file(dir), a);
-}
-
-static void test_incarnation_new_when_id_corrupt(void **state)
-{
-	const char *dir = fresh_dir();
-	char a[SEQ_INCARNATION_LEN + 1], b[SEQ_INCARNATION_LEN + 1];
-
-	(void)state;
-	write_seq_file(dir, "41\n");
-	write_file(dir, "incarnation", "0123456789ABCDEF0123456789ABCDEF\n");
-	incarnation_of(dir, a);
-	assert_string_not_equal(a, "0123456789abcdef0123456789abcdef");
-	assert_string_equal(read_incarnation_file(dir), a);
-	write_file(dir, "incarnation", "0123456789abcdef\n");
-	incarnation_of(dir, b);
-	assert_string_not_equal(a, b);
-
-	/* a well-formed one is taken as it is */
-	write_file(dir, "incarnation", "0123456789abcdef0123456789abcdef\n");
-	incarnation_of(dir, a);
-	assert_string_equal(a, "0123456789abcdef0123456789abcdef");
-}
-
-static void test_incarnation_without_state_dir_is_new_each_run(void **state)
-{
-	char a[SEQ_INCARNATION_LEN + 1], b[SEQ_INCARNATION_LEN + 1];
-
-	(void)state;
-	incarnation_of(NULL, a);
-	incarnation_of(NULL, b);
-	assert_string_not_equal(a, b);
-}
-
-static void test_incarnation_unwritable_state_dir_is_an_error(void **state)
-{
-	char dir[600], out[SEQ_INCARNATION_LEN + 1];
-
-	(void)state;
-	snprintf(dir, sizeof(dir), "%s/no/such/dir", base);
-	assert_int_equal(seq_incarnation(dir, out), -ENOENT);
+	assert_int_equal(seq_next(dir, &mem, &seq), 0);
+	incarnation_new(id);
+	/* nothing but seq is kept: a rewound or lost state folder cannot bring an old id back */
+	assert_string_equal(only_entry(dir), "seq");
 }
 
 static int setup(void **state)
@@ -377,12 +280,8 @@ int main(void)
 		cmocka_unit_test(test_seq_write_leaves_only_the_seq_file),
 		cmocka_unit_test(test_seq_failed_write_reserves_nothing),
 		cmocka_unit_test(test_seq_load_reports_unreadable_file),
-		cmocka_unit_test(test_incarnation_persisted_before_first_seq_and_kept),
-		cmocka_unit_test(test_incarnation_new_when_no_seq_was_persisted),
-		cmocka_unit_test(test_incarnation_new_when_seq_lost_or_corrupt),
-		cmocka_unit_test(test_incarnation_new_when_id_corrupt),
-		cmocka_unit_test(test_incarnation_without_state_dir_is_new_each_run),
-		cmocka_unit_test(test_incarnation_unwritable_state_dir_is_an_error),
+		cmocka_unit_test(test_incarnation_is_new_for_every_process),
+		cmocka_unit_test(test_incarnation_leaves_the_state_dir_alone),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
