@@ -240,6 +240,8 @@ int daemon_run(struct agent_config *cfg, daemon_reload_fn reload, void **states,
 	}
 	log_info("reporting to %s every %llu s; %zu report(s) waiting in %s", d.cfg.server,
 		 (unsigned long long)d.cfg.interval_s, spool_count(d.spool), d.cfg.spool_dir);
+	/* The first report holds exactly the samples of its interval, none from before it. */
+	report_begin_collectors(d.states);
 	start_ms = report_now_ms();
 	next_ms = start_ms + d.cfg.interval_s * 1000;
 	while (!*stop) {

@@ -235,7 +235,7 @@ static void sleep_until(uint64_t deadline_ms)
 static int run_direct(const struct agent_config *cfg, const char *state_dir, void **states)
 {
 	uint64_t period = (args.once ? args.duration_s : cfg->interval_s) * 1000;
-	uint64_t seq_mem = 0, seq, start_ms = report_now_ms(), end_ms;
+	uint64_t seq_mem = 0, seq, start_ms, end_ms;
 	char incarnation[SEQ_INCARNATION_LEN + 1];
 	struct push *push = NULL;
 	char err[1024];
@@ -253,6 +253,9 @@ static int run_direct(const struct agent_config *cfg, const char *state_dir, voi
 			return 1;
 		}
 	}
+	/* The first report holds exactly the samples of its interval, none from before it. */
+	report_begin_collectors(states);
+	start_ms = report_now_ms();
 	do {
 		char *text;
 		cJSON *rep;

@@ -53,6 +53,19 @@ void report_close_collectors(void **states)
 			collectors[i]->close(states[i]);
 }
 
+void report_begin_collectors(void **states)
+{
+	cJSON *scratch = cJSON_CreateObject();
+
+	/* A collection whose result is thrown away: what a collector counted
+	 * since it was opened (the BPF attach, the first io.stat read) belongs to
+	 * no interval, and collect() is what starts the next one. */
+	for (int i = 0; scratch && collectors[i]; i++)
+		if (states[i] != &report_disabled)
+			collectors[i]->collect(states[i], scratch);
+	cJSON_Delete(scratch);
+}
+
 cJSON *report_build(void **states, const char *incarnation, uint64_t seq, uint64_t start_ms, uint64_t end_ms)
 {
 	cJSON *rep = cJSON_CreateObject(), *iv, *agent;

@@ -13,6 +13,8 @@
 int report_open_collectors(const struct agent_options *opt, void **states);
 /* Closes every collector opened by report_open_collectors. */
 void report_close_collectors(void **states);
+/* Starts the first interval now: drops what the collectors counted since they were opened. */
+void report_begin_collectors(void **states);
 /* Builds the report for [start_ms, end_ms) with the given incarnation and seq; NULL on failure. */
 cJSON *report_build(void **states, const char *incarnation, uint64_t seq, uint64_t start_ms, uint64_t end_ms);
 /* Wall-clock time in unix milliseconds. */
