@@ -243,6 +243,7 @@ int daemon_run(struct agent_config *cfg, daemon_reload_fn reload, void **states,
 	/* The first report holds exactly the samples of its interval, none from before it. */
 	report_begin_collectors(d.states);
 	start_ms = report_now_ms();
+	log_info("first interval started at %llu ms: samples count from here", (unsigned long long)start_ms);
 	next_ms = start_ms + d.cfg.interval_s * 1000;
 	while (!*stop) {
 		uint64_t now, wake;

@@ -256,6 +256,7 @@ static int run_direct(const struct agent_config *cfg, const char *state_dir, voi
 	/* The first report holds exactly the samples of its interval, none from before it. */
 	report_begin_collectors(states);
 	start_ms = report_now_ms();
+	log_info("first interval started at %llu ms: samples count from here", (unsigned long long)start_ms);
 	do {
 		char *text;
 		cJSON *rep;

@@ -37,7 +37,7 @@ done
 schedio-agent --once --duration $((3 * secs + 12)) --stdout --state-dir /tmp/agent -v >"$VM_OUT/report_one.json" 2>agent_one.err &
 agent=$!
 i=0
-while ! grep -q 'runqlat: collecting' agent_one.err && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+while ! grep -q 'first interval started' agent_one.err && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 3 # the rest of the collectors open and the interval starts
 sh -c 'while :; do :; done' & hog1=$!
 sh -c 'while :; do :; done' & hog2=$!

@@ -118,7 +118,7 @@ class Agent:
             if not line:
                 break
             self.stderr.append(line)
-            if "runqlat: collecting" in line:
+            if "first interval started" in line:  # samples count from here, not from the attach
                 return line
         self.proc.kill()
         raise AssertionError("agent never started collecting: " + "".join(self.stderr) + self.proc.stderr.read())

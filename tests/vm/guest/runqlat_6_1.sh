@@ -34,7 +34,7 @@ measure() {
 		>$VM_OUT/report-$mode.json 2>$VM_OUT/agent-$mode.err &
 	agent=$!
 	n=0
-	until grep -q "runqlat: collecting" $VM_OUT/agent-$mode.err; do
+	until grep -q "first interval started" $VM_OUT/agent-$mode.err; do
 		n=$((n + 1))
 		if [ $n -gt 600 ] || ! kill -0 $agent 2>/dev/null; then
 			echo "FAIL: $mode: the agent never started collecting"

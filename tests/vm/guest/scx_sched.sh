@@ -26,7 +26,7 @@ start_interval() { # SECONDS OUT ERR
 	schedio-agent --once --duration "$1" --stdout --disable iocost -v >"$2" 2>"$3" &
 	agent=$!
 	i=0
-	while ! grep -q 'runqlat: collecting' "$3" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	while ! grep -q 'first interval started' "$3" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 	sleep 2
 }
 check_agent_sched_ext() { # STATE OPS
@@ -173,9 +173,12 @@ fi
 
 echo "== scx_broken (watchdog ${BROKEN_TIMEOUT_MS:-2000} ms)"
 if command -v schedio-agent >/dev/null; then
+	: >agent_err.txt
 	agent_report 8 agent_broken.json &
 	agent=$!
-	sleep 1
+	# its interval (and what it reports) starts after its start-up, not at launch
+	i=0
+	while ! grep -q 'first interval started' agent_err.txt && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 fi
 schedio scx run --object scx_broken.bpf.o --timeout-ms "${BROKEN_TIMEOUT_MS:-2000}" >broken.log 2>&1
 rc=$?
