@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import unittest
 
 import harness
 
@@ -202,6 +203,22 @@ class Agent:
             self.proc.wait()
             self.logf.close()
         subprocess.run(["rm", "-rf", self.state_dir])
+
+
+class AgentServerTest(unittest.TestCase):
+    """A test case with a started ingest server (self.srv), this host's id
+    (self.hid) and room for one agent (self.agent), all cleaned up after."""
+
+    def setUp(self):
+        self.hid = host_id()
+        self.srv = ingest_server()
+        self.srv.start()
+        self.agent = None
+
+    def tearDown(self):
+        if self.agent:
+            self.agent.cleanup()
+        self.srv.cleanup()
 
 
 def wait_for(cond, timeout, what):

@@ -18,21 +18,10 @@ import time
 import unittest
 
 import harness
-from delivery import Agent, ReportReceiver, host_id, ingest_server, stored, stored_seqs, wait_for
+from delivery import Agent, AgentServerTest, ReportReceiver, host_id, ingest_server, stored, stored_seqs, wait_for
 
 
-class DeliveryTest(unittest.TestCase):
-    def setUp(self):
-        self.hid = host_id()
-        self.srv = ingest_server()
-        self.srv.start()
-        self.agent = None
-
-    def tearDown(self):
-        if self.agent:
-            self.agent.cleanup()
-        self.srv.cleanup()
-
+class DeliveryTest(AgentServerTest):
     def seqs(self):
         return stored_seqs(self.srv, self.hid)
 

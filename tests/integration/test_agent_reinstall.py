@@ -16,7 +16,7 @@ import unittest
 
 import harness
 from harness import Server
-from delivery import Agent, host_id, ingest_server, stored, stored_seqs, wait_for
+from delivery import Agent, AgentServerTest, host_id, ingest_server, stored, stored_seqs, wait_for
 from report_factory import body, report
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -32,18 +32,7 @@ def incarnations(srv, hid):
     return out
 
 
-class ReinstallTest(unittest.TestCase):
-    def setUp(self):
-        self.hid = host_id()
-        self.srv = ingest_server()
-        self.srv.start()
-        self.agent = None
-
-    def tearDown(self):
-        if self.agent:
-            self.agent.cleanup()
-        self.srv.cleanup()
-
+class ReinstallTest(AgentServerTest):
     def post(self, rep):
         r = self.srv.request("POST", "/api/v1/reports", body(rep),
                              dict(GZ, Authorization="Bearer " + self.srv.token))

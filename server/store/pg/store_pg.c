@@ -246,6 +246,22 @@ static int settle(struct store_pg *s, const struct report *r, int64_t now_ms, in
 	return 0;
 }
 
+/* Reads what is left of a pipeline up to its sync marker and leaves pipeline
+ * mode; 0, or -1 when libpq refuses to leave it. */
+static int pipeline_end(struct store_pg *s)
+{
+	PGresult *res;
+
+	while ((res = PQgetResult(s->c))) {
+		bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+
+		PQclear(res);
+		if (sync)
+			break;
+	}
+	return PQexitPipelineMode(s->c) == 1 ? 0 : -1;
+}
+
 /* Sends reports [from, to) as one pipeline and reads their results: STORED
  * for a returned row, DUPLICATE (provisionally) for none. 0, or -1 when any
  * statement failed (the transaction is then aborted). */
@@ -280,17 +296,7 @@ static int pipeline_chunk(struct store_pg *s, struct report *const *reps, size_t
 		while ((res = PQgetResult(s->c)))
 			PQclear(res);
 	}
-	/* Up to the sync marker, which ends this pipeline. */
-	while ((res = PQgetResult(s->c))) {
-		bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
-
-		PQclear(res);
-		if (sync)
-			break;
-	}
-	if (PQexitPipelineMode(s->c) != 1)
-		rc = -1;
-	return rc;
+	return pipeline_end(s) < 0 ? -1 : rc;
 }
 
 /* Moves each stored report's host on to its agent incarnation and seq (STORE_PG_AGENT_TRACK), as one
@@ -335,16 +341,7 @@ static int track_chunk(struct store_pg *s, struct report *const *reps, size_t fr
 		while ((res = PQgetResult(s->c)))
 			PQclear(res);
 	}
-	while ((res = PQgetResult(s->c))) {
-		bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
-
-		PQclear(res);
-		if (sync)
-			break;
-	}
-	if (PQexitPipelineMode(s->c) != 1)
-		rc = -1;
-	return rc;
+	return pipeline_end(s) < 0 ? -1 : rc;
 }
 
 /* Reports per pipeline: bounds what sits unread in the socket buffers both ways. */
