@@ -9,10 +9,12 @@ counters that grow over two posts and count a resent report once; malformed
 fields are a 400 naming the field and store nothing; reports without the
 fields are taken as before."""
 import copy
+import json
+import os
 import re
 import unittest
 
-from harness import Server, main
+from harness import SOURCE, Server, main
 from report_factory import body, now_ms, report
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -30,6 +32,7 @@ def healthy(host, seq, start, cpu_ns, rss, events, l3, progs, schedulers=None, e
                  sched={"state": "enabled", "ops": "fifo"})
     rep["sched_ext"].update({"enable_seq": enable_seq, "nr_rejected": nr_rejected, "events": events,
                              "schedulers": schedulers or [], "exits": exits or []})
+    rep["host"]["l3_domains"] = [{"cpus": cpus, "size_kb": 32768} for cpus, *_ in l3]
     rep["runqlat"]["l3_domains"] = [
         {"cpus": cpus, "wait_ns": w, "waits": n, "idle_sibling_wait_ns": iw, "idle_sibling_waits": iwn}
         for cpus, w, n, iw, iwn in l3]
@@ -153,6 +156,20 @@ class Health(unittest.TestCase):
             # The exit alone falls in this range (its report started before it): still an ejection of h1.
             late = s.get_json(f"/api/v1/fleet/health?from={b + 15000}&to={b + 16000}")
             self.assertEqual([(h["host_id"], h["ejections"]) for h in late["hosts"]], [("h1", 1)])
+
+    def test_reports_match_the_documented_schema(self):
+        try:
+            import jsonschema  # not in the standard library: checked where installed
+        except ImportError:
+            self.skipTest("python3-jsonschema is not installed")
+        with open(os.path.join(SOURCE, "schema", "report.schema.json")) as f:
+            schema = json.load(f)
+        for rep in (self.r1, self.r2):
+            jsonschema.validate(rep, schema, cls=jsonschema.Draft202012Validator)
+        bad = copy.deepcopy(self.r2)
+        bad["sched_ext"]["exits"][0]["kind"] = "crashed"
+        with self.assertRaises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema, cls=jsonschema.Draft202012Validator)
 
     def test_errors_bad_range_and_unknown_host(self):
         with Server("--open-ingest") as s:
