@@ -14,7 +14,7 @@ import os
 import re
 import unittest
 
-from harness import SOURCE, Server, main
+from harness import SOURCE, Server, is_pg, main, query
 from report_factory import body, now_ms, report
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -301,6 +301,24 @@ class Health(unittest.TestCase):
             self.assertEqual(s.metric("schedio_reports_rejected_total{reason=\"invalid\"}"), len(cases))
             # The same report without the mistakes is taken.
             self.assertEqual(post(s, self.r1).status, 200)
+
+    def test_a_database_from_before_0012_keeps_working(self):
+        b = self.base
+        with Server("--open-ingest") as s:
+            old = report("h1", 1, start_ms=b - INTERVAL, interval_ms=INTERVAL, cgroups=1, disks=0)
+            self.assertEqual(post(s, old).status, 200)
+            s.stop()
+            # Back to schema 11, as a server before this change left it.
+            query(s.db, "DROP TABLE scx_exits")
+            query(s.db, "ALTER TABLE reports DROP COLUMN health")
+            query(s.db, "DELETE FROM schema_version WHERE version > 11" if is_pg(s.db) else "PRAGMA user_version = 11")
+            s.start()
+            self.assertEqual(post(s, self.r2).status, 200)
+            got = s.get_json(f"/api/v1/hosts/h1/health?from={b - 60000}&to={b + 60000}")
+            self.assertEqual([sorted(p) for p in got["points"]],
+                             [["end_ms", "start_ms"], ["agent", "end_ms", "events", "l3", "nr_rejected", "start_ms"]])
+            self.assertEqual(len(got["exits"]), 2)
+            self.assertEqual([x["seq"] for x in s.get_json("/api/v1/hosts/h1/reports?from=0")["reports"]], [1, 2])
 
 
 if __name__ == "__main__":
