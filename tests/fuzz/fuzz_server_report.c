@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort(); /* what we store must be JSON the queries can read */
 			cJSON_Delete(doc);
 		}
-		health_stats_add(rep.machine_id, rep.health_json, rep.exits_json);
+		health_stats_add(rep.machine_id, rep.start_ms, rep.health_json, rep.exits_json);
 		health_stats_reset();
 	}
 	report_free(&rep);
