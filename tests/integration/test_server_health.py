@@ -14,7 +14,7 @@ import os
 import re
 import unittest
 
-from harness import SOURCE, Server, is_pg, main, query
+from harness import SOURCE, Server, is_pg, main, query, wait_for
 from report_factory import body, now_ms, report
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -301,6 +301,25 @@ class Health(unittest.TestCase):
             self.assertEqual(s.metric("schedio_reports_rejected_total{reason=\"invalid\"}"), len(cases))
             # The same report without the mistakes is taken.
             self.assertEqual(post(s, self.r1).status, 200)
+
+    def test_health_expires_with_raw_reports_and_exits_with_minutes(self):
+        hour = 3600000
+        with Server("--open-ingest", "--retain-raw", "1h", "--retain-minute", "3h") as s:
+            for seq, age in ((1, 5 * hour), (2, 2 * hour)):
+                rep = copy.deepcopy(self.r2)
+                rep["seq"] = seq
+                start = now_ms() - age
+                rep["interval"] = {"start_ms": start, "end_ms": start + INTERVAL}
+                for i, x in enumerate(rep["sched_ext"]["exits"]):
+                    x["t_ms"] = start + 1000 + i
+                self.assertEqual(post(s, rep).status, 200)
+            q = f"/api/v1/hosts/h1/health?from={now_ms() - 6 * hour}&to={now_ms()}"
+            self.assertEqual(len(s.get_json(q)["points"]), 2)
+            # Past raw retention the points go; exits stay for the minute level's 3 h.
+            wait_for(lambda: s.get_json(q)["points"] == [] and len(s.get_json(q)["exits"]) == 2,
+                     what="raw expiry")
+            got = s.get_json(q)["exits"]
+            self.assertTrue(all(now_ms() - x["t_ms"] < 3 * hour for x in got), got)
 
     def test_a_database_from_before_0012_keeps_working(self):
         b = self.base
