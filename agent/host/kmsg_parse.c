@@ -3,7 +3,9 @@
  *
  * A record is "PRI,SEQ,TS_USEC,FLAGS[,...];TEXT\n" followed by dictionary
  * lines that start with a space; the kernel escapes bytes outside printable
- * ASCII in TEXT as \xNN. When a scheduler is disabled the kernel prints
+ * ASCII in TEXT as \xNN. Once a scheduler is up the kernel prints
+ *   sched_ext: BPF scheduler "OPS" enabled[ (partial)]
+ * and when it is disabled
  *   sched_ext: BPF scheduler "OPS" disabled (REASON)
  * and, for an error exit with a message, the next record is
  *   sched_ext: OPS: MESSAGE
@@ -19,6 +21,8 @@
 #define SCX_PREFIX "sched_ext: "
 #define SCX_DISABLED_HEAD "BPF scheduler \""
 #define SCX_DISABLED_MID "\" disabled ("
+#define SCX_ENABLED_TAIL "\" enabled"
+#define SCX_PARTIAL " (partial)"
 
 /* Parses a decimal number of at most 20 digits at *p (< end), advancing *p; false if none or too big. */
 static bool parse_u64(const char **p, const char *end, uint64_t *out)
@@ -53,6 +57,7 @@ int kmsg_parse_record(const char *buf, size_t len, struct kmsg_record *rec)
 	if (!semi)
 		return -EINVAL;
 	rec->level = (unsigned)(pri & 7);
+	rec->facility = (unsigned)((pri >> 3) & 0xffff);
 	rec->text = semi + 1;
 	nl = memchr(rec->text, '\n', (size_t)(end - rec->text));
 	rec->text_len = (size_t)((nl ? nl : end) - rec->text);
@@ -109,6 +114,18 @@ enum kmsg_scx_type kmsg_parse_scx_line(const char *text, size_t len, struct kmsg
 	p = text + plen;
 	if ((size_t)(end - p) >= hlen && !memcmp(p, SCX_DISABLED_HEAD, hlen)) {
 		p += hlen;
+		mid = find(p, (size_t)(end - p), SCX_ENABLED_TAIL);
+		if (mid && mid > p && (size_t)(mid - p) < KMSG_SCX_OPS_MAX) {
+			const char *tail = mid + strlen(SCX_ENABLED_TAIL);
+			size_t rest = (size_t)(end - tail);
+
+			if (rest == 0 || (rest == strlen(SCX_PARTIAL) && !memcmp(tail, SCX_PARTIAL, rest))) {
+				unescape(out->ops, sizeof(out->ops), p, (size_t)(mid - p));
+				out->partial = rest != 0;
+				out->type = KMSG_SCX_ENABLED;
+				return out->type;
+			}
+		}
 		mid = find(p, (size_t)(end - p), SCX_DISABLED_MID);
 		/* the line ends in ')' right after the reason */
 		if (!mid || mid == p || (size_t)(mid - p) >= KMSG_SCX_OPS_MAX || end[-1] != ')' ||

@@ -93,6 +93,8 @@ static int sched_ext_open(const struct agent_options *opt, void **state)
 		free(c);
 		return err;
 	}
+	if (sched_ext_health_has_kmsg(c->health))
+		log_info("sched_ext: scheduler exits from the kernel log (%s)", SCHED_EXT_KMSG_PATH);
 	*state = c;
 	return 0;
 }

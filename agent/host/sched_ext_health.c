@@ -84,6 +84,7 @@ struct sched_ext_health {
 	struct sched_entry cur;
 	uint64_t gen;       /* bumped for every new scheduler instance seen */
 	int64_t enable_seq; /* at the last poll; -1 without the file */
+	int64_t seq_base;   /* the enable_seq of the newest enable accounted for; -1: none yet */
 	struct counter nr_rejected;
 	struct event_counter events[SCHED_EXT_EVENTS_MAX];
 	size_t nevents;
@@ -180,6 +181,25 @@ static void scheduler_gone(struct sched_ext_health *h, int64_t now_ms)
 		add_exit(h, h->cur.ops, now_ms, "unknown");
 }
 
+/* A scheduler instance new to the agent, loaded since t_ms: the one in force. */
+static void new_instance(struct sched_ext_health *h, const char *ops, int64_t seq, int64_t t_ms, bool partial)
+{
+	if (h->loaded)
+		scheduler_gone(h, t_ms);
+	memset(&h->cur, 0, sizeof(h->cur));
+	snprintf(h->cur.ops, sizeof(h->cur.ops), "%s", ops);
+	h->cur.enable_seq = seq;
+	h->cur.first_ms = t_ms;
+	h->cur.last_ms = t_ms;
+	h->cur.partial = partial;
+	if (seq >= 0)
+		h->seq_base = seq;
+	h->gen++;
+	h->loaded = true;
+	h->ran = true;
+	add_scheduler(h, &h->cur);
+}
+
 static void update_events(struct sched_ext_health *h, const struct sched_ext_events *evs, bool baseline)
 {
 	for (size_t i = 0; i < evs->n; i++) {
@@ -228,20 +248,39 @@ static void drain_kmsg(struct sched_ext_health *h)
 	}
 }
 
-/* The kmsg record's exit line, taken under h->lock. */
+/* A kernel log record, taken under h->lock. The kernel prints "enabled"
+ * before it counts the enable in enable_seq, and "disabled" once the
+ * scheduler is out: a scheduler starved of CPU time (the agent's own threads
+ * with it) may come and go between two polls and still be listed. */
 static void on_kmsg(struct sched_ext_health *h, const char *rec, size_t len, int64_t mono_to_wall_ms)
 {
 	struct kmsg_record r;
 	struct kmsg_scx_line line;
 	struct exit_entry *e;
+	struct sched_entry *s;
+	int64_t t_ms;
 
-	if (kmsg_parse_record(rec, len, &r) < 0)
+	/* only the kernel's own records: root may write anything to /dev/kmsg */
+	if (kmsg_parse_record(rec, len, &r) < 0 || r.facility != 0)
 		return;
+	t_ms = (int64_t)(r.ts_us / 1000) + mono_to_wall_ms;
 	switch (kmsg_parse_scx_line(r.text, r.text_len, &line)) {
+	case KMSG_SCX_ENABLED:
+		new_instance(h, line.ops, h->seq_base >= 0 ? h->seq_base + 1 : -1, t_ms, line.partial);
+		break;
 	case KMSG_SCX_DISABLED:
-		e = add_exit(h, line.ops, (int64_t)(r.ts_us / 1000) + mono_to_wall_ms, kmsg_scx_exit_kind(line.reason));
+		e = add_exit(h, line.ops, t_ms, kmsg_scx_exit_kind(line.reason));
 		snprintf(e->reason, sizeof(e->reason), "%s", line.reason);
 		e->kmsg_seq = r.seq;
+		/* it was loaded up to then */
+		for (size_t i = h->nscheds; i-- > 0;) {
+			s = &h->scheds[i];
+			if (!strcmp(s->ops, line.ops)) {
+				if (s->last_ms < t_ms)
+					s->last_ms = t_ms;
+				break;
+			}
+		}
 		break;
 	case KMSG_SCX_MESSAGE:
 		/* the message is the record right after its "disabled" one */
@@ -270,22 +309,28 @@ static void poll_locked(struct sched_ext_health *h, int64_t now_ms)
 	bool baseline = !h->polled, loaded;
 	int64_t seq;
 
-	/* the log first: an exit it names happened before the state we read */
+	/* the log first: a scheduler it names came before the state we read */
 	drain_kmsg(h);
 	sched_ext_state_read(h->root, &st);
 	seq = read_u64(h->root, "enable_seq", &v) ? (int64_t)v : -1;
 	h->enable_seq = seq;
+	if (!strcmp(st.state, "prepping") || !strcmp(st.state, "enabling"))
+		goto counters; /* root/ops may show before it is up, and before enable_seq counts it */
 	loaded = st.ops[0] != '\0';
-	if (h->loaded && (!loaded || strcmp(st.ops, h->cur.ops) || seq != h->cur.enable_seq))
+	/* A new instance: another name, or enable_seq past the one in force.
+	 * Read right after the kernel's "enabled", enable_seq may not count it
+	 * yet: the instance's own is then the next one. */
+	if (loaded && (!h->loaded || strcmp(st.ops, h->cur.ops) || seq > h->cur.enable_seq))
+		new_instance(h, st.ops,
+			     seq < 0                           ? -1
+			     : (baseline || seq > h->seq_base) ? seq
+							       : h->seq_base + 1,
+			     now_ms, false);
+	else if (!loaded && h->loaded)
 		scheduler_gone(h, now_ms);
-	if (loaded && (!h->loaded || strcmp(st.ops, h->cur.ops) || seq != h->cur.enable_seq)) {
-		memset(&h->cur, 0, sizeof(h->cur));
-		snprintf(h->cur.ops, sizeof(h->cur.ops), "%s", st.ops);
-		h->cur.enable_seq = seq;
-		h->cur.first_ms = now_ms;
-		h->gen++;
-	}
 	h->loaded = loaded;
+	if (seq > h->seq_base)
+		h->seq_base = seq;
 	if (loaded) {
 		struct sched_entry *e;
 
@@ -302,6 +347,7 @@ static void poll_locked(struct sched_ext_health *h, int64_t now_ms)
 		if (sched_ext_events_read(h->root, &evs) > 0)
 			update_events(h, &evs, baseline);
 	}
+counters:
 	if (read_u64(h->root, "nr_rejected", &v))
 		counter_update(&h->nr_rejected, v, h->gen, baseline);
 	h->polled = true;
@@ -324,6 +370,7 @@ int sched_ext_health_open(struct sched_ext_health **out, const char *root, const
 	snprintf(h->root, sizeof(h->root), "%s", root);
 	h->kmsg_fd = -1;
 	h->enable_seq = -1;
+	h->seq_base = -1;
 	pthread_mutex_init(&h->lock, NULL);
 	h->from_log = true;
 	if (kmsg_path) {

@@ -38,6 +38,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		len = rec.text_len;
 	}
 	switch (kmsg_parse_scx_line(text, len, &line)) {
+	case KMSG_SCX_ENABLED:
+		check_text(line.ops, sizeof(line.ops));
+		if (!line.ops[0])
+			abort();
+		break;
 	case KMSG_SCX_DISABLED:
 		check_text(line.ops, sizeof(line.ops));
 		check_text(line.reason, sizeof(line.reason));

@@ -1,6 +1,6 @@
 /* test_kmsg_parse.c - agent/host/kmsg_parse.c: /dev/kmsg records split into
  * sequence, timestamp and text (dictionary lines left out); the sched_ext
- * "disabled" and message lines recognised with the kernel's escapes undone,
+ * "enabled", "disabled" and message lines recognised with the kernel's escapes undone,
  * anything else (other lines, cut or malformed ones) not; each reason of
  * scx_exit_reason() mapped to the report's exit kind. Records are the ones
  * sid's 7.2 kernel logged for scx_fifo and scx_broken in the VM. */
@@ -38,6 +38,7 @@ static void test_kmsg_record_facility_and_extra_fields(void **state)
 	(void)state;
 	assert_int_equal(kmsg_parse_record(rec, strlen(rec), &r), 0);
 	assert_int_equal(r.level, 6);
+	assert_int_equal(r.facility, 3);
 	assert_int_equal(r.text_len, 5);
 }
 
@@ -70,6 +71,18 @@ static void test_kmsg_scx_disabled_stall(void **state)
 	assert_string_equal(kmsg_scx_exit_kind(l.reason), "error_stall");
 }
 
+static void test_kmsg_scx_enabled_and_partial(void **state)
+{
+	struct kmsg_scx_line l;
+
+	(void)state;
+	assert_int_equal(line("sched_ext: BPF scheduler \"scx_fifo\" enabled", &l), KMSG_SCX_ENABLED);
+	assert_string_equal(l.ops, "scx_fifo");
+	assert_false(l.partial);
+	assert_int_equal(line("sched_ext: BPF scheduler \"scx_fifo\" enabled (partial)", &l), KMSG_SCX_ENABLED);
+	assert_true(l.partial);
+}
+
 static void test_kmsg_scx_message_unescaped(void **state)
 {
 	struct kmsg_scx_line l;
@@ -86,8 +99,8 @@ static void test_kmsg_scx_message_unescaped(void **state)
 static void test_kmsg_scx_other_lines_are_not_exits(void **state)
 {
 	const char *other[] = {
-		"sched_ext: BPF scheduler \"scx_fifo\" enabled",
-		"sched_ext: BPF scheduler \"scx_fifo\" enabled (partial)",
+		"sched_ext: BPF scheduler \"scx_fifo\" enabled (something else)",
+		"sched_ext: BPF scheduler \"\" enabled",
 		"sched_ext: BPF scheduler \"scx_fifo\" disabled (cut",
 		"sched_ext: BPF scheduler \"\" disabled (runtime error)",
 		"sched_ext: BPF scheduler \"x\" disabled ()x",
@@ -148,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_kmsg_record_facility_and_extra_fields),
 		cmocka_unit_test(test_kmsg_record_malformed_is_einval),
 		cmocka_unit_test(test_kmsg_scx_disabled_stall),
+		cmocka_unit_test(test_kmsg_scx_enabled_and_partial),
 		cmocka_unit_test(test_kmsg_scx_message_unescaped),
 		cmocka_unit_test(test_kmsg_scx_other_lines_are_not_exits),
 		cmocka_unit_test(test_kmsg_scx_long_fields_are_cut),

@@ -4,10 +4,13 @@
  * the event counters across the two instances (each new one from zero, as
  * the kernel counts them), counts nr_rejected across the zeroing of an
  * enable, and lists both exits with the kernel log's reason and message.
+ * From the kernel log too: a scheduler read before enable_seq counts it, one
+ * that came and went between two polls (scx_broken starves the agent).
  * What was counted before the agent looked is not in any interval; the next
  * interval starts with the scheduler in force; without the kernel log an
  * unloaded scheduler is an exit of kind unknown; a message that does not
- * follow its "disabled" record is not attached. */
+ * follow its "disabled" record is not attached, a record written from user
+ * space is not the kernel's. */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -94,8 +97,8 @@ static int teardown(void **state)
 
 static void rec(struct sched_ext_health *h, const char *r)
 {
-	/* timestamps in the records are µs; the wall clock is 1e12 ms ahead */
-	sched_ext_health_kmsg_record(h, r, strlen(r), 1000000000000LL);
+	/* the records' µs timestamps are the polls' wall ms here */
+	sched_ext_health_kmsg_record(h, r, strlen(r), 0);
 }
 
 static cJSON *take(struct sched_ext_health *h, int64_t now_ms)
@@ -145,7 +148,7 @@ static void test_health_two_schedulers_in_one_interval(void **state)
 	put(t, "root/events", "SCX_EV_SELECT_CPU_FALLBACK 10\nSCX_EV_BYPASS_ACTIVATE 1\n");
 	sched_ext_health_poll(h, 3000);
 	unload(t);
-	rec(h, "6,411,4000000,-;sched_ext: BPF scheduler \"scx_fifo\" disabled (unregistered from user space)\n");
+	rec(h, "6,411,3500000,-;sched_ext: BPF scheduler \"scx_fifo\" disabled (unregistered from user space)\n");
 	sched_ext_health_poll(h, 4000);
 	/* scx_broken: a new instance, its counters from zero */
 	put(t, "nr_rejected", "1\n");
@@ -167,7 +170,7 @@ static void test_health_two_schedulers_in_one_interval(void **state)
 	assert_string_equal(str(cJSON_GetArrayItem(s, 0), "ops"), "scx_fifo");
 	assert_int_equal(num(cJSON_GetArrayItem(s, 0), "enable_seq"), 5);
 	assert_int_equal(num(cJSON_GetArrayItem(s, 0), "first_ms"), 2000);
-	assert_int_equal(num(cJSON_GetArrayItem(s, 0), "last_ms"), 3000);
+	assert_int_equal(num(cJSON_GetArrayItem(s, 0), "last_ms"), 3500); /* its "disabled" record */
 	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(s, 0), "partial")));
 	assert_string_equal(str(cJSON_GetArrayItem(s, 1), "ops"), "scx_broken");
 	assert_int_equal(num(cJSON_GetArrayItem(s, 1), "enable_seq"), 6);
@@ -176,7 +179,7 @@ static void test_health_two_schedulers_in_one_interval(void **state)
 	assert_string_equal(str(cJSON_GetArrayItem(e, 0), "kind"), "unreg");
 	assert_string_equal(str(cJSON_GetArrayItem(e, 0), "reason"), "unregistered from user space");
 	assert_string_equal(str(cJSON_GetArrayItem(e, 0), "message"), "");
-	assert_int_equal(num(cJSON_GetArrayItem(e, 0), "t_ms"), 1000000004000.0);
+	assert_int_equal(num(cJSON_GetArrayItem(e, 0), "t_ms"), 3500);
 	assert_string_equal(str(cJSON_GetArrayItem(e, 1), "ops"), "scx_broken");
 	assert_string_equal(str(cJSON_GetArrayItem(e, 1), "kind"), "error_stall");
 	assert_string_equal(str(cJSON_GetArrayItem(e, 1), "reason"), "runnable task stall");
@@ -189,6 +192,50 @@ static void test_health_two_schedulers_in_one_interval(void **state)
 	assert_null(cJSON_GetObjectItem(o, "events"));
 	assert_null(cJSON_GetObjectItem(o, "schedulers"));
 	assert_null(cJSON_GetObjectItem(o, "exits"));
+	cJSON_Delete(o);
+	sched_ext_health_close(h);
+}
+
+static void test_health_from_the_kernel_log_alone(void **state)
+{
+	struct tree *t = *state;
+	struct sched_ext_health *h;
+	cJSON *o, *s, *e;
+
+	assert_int_equal(sched_ext_health_open(&h, t->root, NULL), 0);
+	/* the kernel prints "enabled" and sends the uevent before enable_seq
+	 * counts the enable: a poll right then reads the old value (4) */
+	rec(h, "6,410,2000000,-;sched_ext: BPF scheduler \"scx_fifo\" enabled\n");
+	load(t, "scx_fifo\n", "4\n", "SCX_EV_SELECT_CPU_FALLBACK 1\n");
+	sched_ext_health_poll(h, 2001);
+	put(t, "enable_seq", "5\n");
+	put(t, "root/events", "SCX_EV_SELECT_CPU_FALLBACK 2\n");
+	sched_ext_health_poll(h, 3000);
+	unload(t);
+	rec(h, "6,411,3500000,-;sched_ext: BPF scheduler \"scx_fifo\" disabled (unregistered from user space)\n");
+	/* scx_broken starves the agent: it comes and goes between two polls */
+	rec(h, "6,414,4000000,-;sched_ext: BPF scheduler \"scx_broken\" enabled (partial)\n");
+	rec(h, "3,415,7000000,-;sched_ext: BPF scheduler \"scx_broken\" disabled (runnable task stall)\n");
+	put(t, "enable_seq", "6\n");
+	sched_ext_health_poll(h, 8000);
+	o = take(h, 9000);
+	s = cJSON_GetObjectItem(o, "schedulers");
+	assert_int_equal(cJSON_GetArraySize(s), 2);
+	assert_string_equal(str(cJSON_GetArrayItem(s, 0), "ops"), "scx_fifo");
+	assert_int_equal(num(cJSON_GetArrayItem(s, 0), "enable_seq"), 5);
+	assert_int_equal(num(cJSON_GetArrayItem(s, 0), "first_ms"), 2000);
+	assert_int_equal(num(cJSON_GetArrayItem(s, 0), "last_ms"), 3500);
+	assert_string_equal(str(cJSON_GetArrayItem(s, 1), "ops"), "scx_broken");
+	assert_int_equal(num(cJSON_GetArrayItem(s, 1), "enable_seq"), 6);
+	assert_int_equal(num(cJSON_GetArrayItem(s, 1), "first_ms"), 4000);
+	assert_int_equal(num(cJSON_GetArrayItem(s, 1), "last_ms"), 7000);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(s, 1), "partial")));
+	/* scx_fifo counted 2 (from zero), scx_broken's counters were never read */
+	assert_int_equal(num(cJSON_GetObjectItem(o, "events"), "select_cpu_fallback"), 2);
+	e = cJSON_GetObjectItem(o, "exits");
+	assert_int_equal(cJSON_GetArraySize(e), 2);
+	assert_string_equal(str(cJSON_GetArrayItem(e, 1), "kind"), "error_stall");
+	assert_int_equal(num(o, "enable_seq"), 6);
 	cJSON_Delete(o);
 	sched_ext_health_close(h);
 }
@@ -260,6 +307,8 @@ static void test_health_message_must_follow_its_record(void **state)
 	rec(h, "3,22,1000,-;sched_ext: a: not the next record\n");
 	rec(h, "3,30,1000,-;sched_ext: BPF scheduler \"b\" disabled (runtime error)\n");
 	rec(h, "3,31,1000,-;sched_ext: c: another scheduler's\n");
+	rec(h, "14,32,1000,-;sched_ext: BPF scheduler \"d\" disabled (runtime error)\n"); /* user-space: not the
+											     kernel's */
 	rec(h, "garbage");
 	rec(h, "");
 	o = take(h, 4000);
@@ -292,6 +341,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_health_two_schedulers_in_one_interval, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_health_from_the_kernel_log_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_baseline_and_next_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_without_kmsg_exits_are_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_message_must_follow_its_record, setup, teardown),
