@@ -223,6 +223,9 @@ static void update_events(struct sched_ext_health *h, const struct sched_ext_eve
 	}
 }
 
+static void on_kmsg(struct sched_ext_health *h, const char *rec, size_t len, int64_t mono_to_wall_ms);
+
+/* Takes every record waiting in the kernel log (under h->lock). */
 static void drain_kmsg(struct sched_ext_health *h)
 {
 	int64_t offset = clock_ms(CLOCK_REALTIME) - clock_ms(CLOCK_MONOTONIC);
@@ -244,7 +247,7 @@ static void drain_kmsg(struct sched_ext_health *h)
 		}
 		if (n <= 0)
 			break;
-		sched_ext_health_kmsg_record(h, h->buf, (size_t)n, offset);
+		on_kmsg(h, h->buf, (size_t)n, offset);
 	}
 }
 

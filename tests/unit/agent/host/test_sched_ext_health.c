@@ -12,6 +12,7 @@
  * follow its "disabled" record is not attached, a record written from user
  * space is not the kernel's. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -240,6 +241,39 @@ static void test_health_from_the_kernel_log_alone(void **state)
 	sched_ext_health_close(h);
 }
 
+static void test_health_reads_records_from_the_log_device(void **state)
+{
+	struct tree *t = *state;
+	struct sched_ext_health *h;
+	char path[PATH_MAX];
+	const char
+	    *r1 = "6,410,2000000,-;sched_ext: BPF scheduler \"scx_fifo\" enabled\n",
+	    *r2 = "6,411,3500000,-;sched_ext: BPF scheduler \"scx_fifo\" disabled (unregistered from user space)\n";
+	cJSON *o, *e;
+	int fd;
+
+	/* a FIFO stands for /dev/kmsg: one record per read, then EAGAIN; the
+	 * watcher's poll reads it under the same lock as the records it takes */
+	snprintf(path, sizeof(path), "%s/kmsg", t->root);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(sched_ext_health_open(&h, t->root, path), 0);
+	assert_true(sched_ext_health_has_kmsg(h));
+	fd = open(path, O_WRONLY | O_NONBLOCK);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, r1, strlen(r1)), (ssize_t)strlen(r1));
+	sched_ext_health_poll(h, 2500);
+	assert_int_equal(write(fd, r2, strlen(r2)), (ssize_t)strlen(r2));
+	sched_ext_health_poll(h, 4000);
+	o = take(h, 5000);
+	e = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "exits"), 0);
+	assert_non_null(e);
+	assert_string_equal(str(e, "kind"), "unreg");
+	assert_string_equal(str(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "schedulers"), 0), "ops"), "scx_fifo");
+	cJSON_Delete(o);
+	close(fd);
+	sched_ext_health_close(h);
+}
+
 static void test_health_baseline_and_next_interval(void **state)
 {
 	struct tree *t = *state;
@@ -342,6 +376,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_health_two_schedulers_in_one_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_from_the_kernel_log_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_health_reads_records_from_the_log_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_baseline_and_next_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_without_kmsg_exits_are_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_message_must_follow_its_record, setup, teardown),
