@@ -338,7 +338,10 @@ static void poll_locked(struct sched_ext_health *h, int64_t now_ms)
 		struct sched_entry *e;
 
 		h->cur.last_ms = now_ms;
-		h->cur.partial = read_u64(h->root, "switch_all", &v) && v == 0;
+		/* switch_all reads 0 from the start of disabling on: it says
+		 * partial only while the scheduler is enabled */
+		if (!strcmp(st.state, "enabled"))
+			h->cur.partial = read_u64(h->root, "switch_all", &v) && v == 0;
 		e = cur_entry(h);
 		if (e) {
 			e->last_ms = now_ms;

@@ -155,6 +155,10 @@ static void test_health_two_schedulers_in_one_interval(void **state)
 	put(t, "nr_rejected", "1\n");
 	load(t, "scx_broken\n", "6\n", "SCX_EV_SELECT_CPU_FALLBACK 4\nSCX_EV_BYPASS_ACTIVATE 2\n");
 	sched_ext_health_poll(h, 5000);
+	/* disabling: switch_all reads 0 already, ops is still there */
+	put(t, "state", "disabling\n");
+	put(t, "switch_all", "0\n");
+	sched_ext_health_poll(h, 6000);
 	unload(t);
 	rec(h, "3,415,7000000,-;sched_ext: BPF scheduler \"scx_broken\" disabled (runnable task stall)\n");
 	rec(h, "3,416,7000100,-;sched_ext: scx_broken: kworker/0:0[9] failed to run for 3.008s\n");
@@ -175,6 +179,8 @@ static void test_health_two_schedulers_in_one_interval(void **state)
 	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(s, 0), "partial")));
 	assert_string_equal(str(cJSON_GetArrayItem(s, 1), "ops"), "scx_broken");
 	assert_int_equal(num(cJSON_GetArrayItem(s, 1), "enable_seq"), 6);
+	assert_int_equal(num(cJSON_GetArrayItem(s, 1), "last_ms"), 7000);
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(s, 1), "partial")));
 	e = cJSON_GetObjectItem(o, "exits");
 	assert_int_equal(cJSON_GetArraySize(e), 2);
 	assert_string_equal(str(cJSON_GetArrayItem(e, 0), "kind"), "unreg");
