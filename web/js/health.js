@@ -29,7 +29,7 @@ export const EXIT_KINDS = {
   sysrq: { text: 'ejected by SysRq-S', ejected: true },
   error: { text: 'ejected: error', ejected: true },
   error_bpf: { text: 'ejected: the BPF scheduler raised an error', ejected: true },
-  error_stall: { text: 'ejected by the watchdog: runnable task stall', ejected: true },
+  error_stall: { text: 'ejected by the watchdog', ejected: true },
   unknown: { text: 'exit of unknown kind', ejected: true },
 };
 

@@ -45,6 +45,13 @@ export function timelineConfig(segments, exits, opts) {
         y: { type: 'linear', min: -1, max: 1.2, display: false },
       },
       plugins: {
+        // a lane's legend box is a plain swatch, not its 22 px line
+        legend: {
+          labels: {
+            generateLabels: (chart) => window.Chart.defaults.plugins.legend.labels.generateLabels(chart)
+              .map((l) => ({ ...l, lineWidth: 0, fillStyle: l.strokeStyle })),
+          },
+        },
         tooltip: {
           callbacks: {
             title: (items) => (items.length ? fmt.dateTime(items[0].parsed.x) : ''),

@@ -4,7 +4,8 @@
 // view), and every host in a sortable, filterable table with its iocost
 // status per disk. Filter and sort live in the URL like the time range.
 // Above the table, the hosts whose sched_ext scheduler was ejected in the
-// range and what the agents themselves cost (issue 17, fleet_health.js).
+// range, and under it what the agents themselves cost (issue 17,
+// fleet_health.js).
 import * as api from '../api.js';
 import * as fmt from '../format.js';
 import { h, fill, loading, empty, failure, section, chartBox } from '../dom.js';
@@ -103,8 +104,10 @@ export function mount(ctx) {
     ctx.setParams({ q: filter.value });
   });
 
-  fill(ctx.root, h('h1', {}, 'Fleet'), summary, fleet.el, split.el, health.sections.map((s) => s.el), hostsSec.el);
-  for (const s of health.sections) fill(s.body, loading('sched_ext health'));
+  // the ejections come before the hosts table, the agents' cost (a table too) after it
+  fill(ctx.root, h('h1', {}, 'Fleet'), summary, fleet.el, split.el, health.ejectSec.el, hostsSec.el, health.costSec.el);
+  fill(health.ejectSec.body, loading('ejections'));
+  fill(health.costSec.body, loading('agent cost'));
   fill(fleet.body, loading('fleet latency'));
   fill(split.body, loading('the split'));
   fill(hostsSec.body, loading('hosts'));

@@ -35,8 +35,9 @@ function ejectionList(hosts) {
   }));
 }
 
-// Returns {sections, load(signal) -> the answer or null, ejections(id)}:
-// load fills both sections; ejections(id) is the host's count once loaded.
+// Returns {ejectSec, costSec, load(signal) -> the answer or null, ejections(id),
+// lastExit(id)}: load fills both sections; ejections(id) and lastExit(id)
+// are the host's figures once loaded.
 export function fleetHealth(ctx) {
   const ejectSec = section('sched_ext ejections');
   ejectSec.el.id = 'fleet-health-ejections';
@@ -96,5 +97,5 @@ export function fleetHealth(ctx) {
     }
   }
 
-  return { sections: [ejectSec, costSec], load, ejections: (id) => (byId.get(id) || {}).ejections || 0, lastExit: (id) => (byId.get(id) || {}).last_exit || null };
+  return { ejectSec, costSec, load, ejections: (id) => (byId.get(id) || {}).ejections || 0, lastExit: (id) => (byId.get(id) || {}).last_exit || null };
 }

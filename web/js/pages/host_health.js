@@ -61,7 +61,9 @@ function drawSchedulers(ctx, p, resp, range) {
 // The event counters: the busiest as rates over time, all of them in a table.
 function drawEvents(ctx, p, resp, range) {
   const series = eventSeries(resp.points);
-  if (!series.length) {
+  // nr_rejected alone, at zero, is what a host without a scheduler reports
+  const counters = (resp.points || []).some((x) => x.events && Object.keys(x.events).length);
+  if (!series.length || (!counters && series.every((s) => s.total === 0))) {
     ctx.charts.drop('health:events');
     return fill(p.body, empty('No sched_ext event counters in this range: no scheduler ran, or the kernel has no events file.'));
   }
@@ -149,7 +151,7 @@ function drawAgent(ctx, p, resp, range) {
     table);
   const put = (k, have, config) => (have ? ctx.charts.put(`health:agent:${k}`, boxes[k].canvas, config) : ctx.charts.drop(`health:agent:${k}`));
   put('cpu', a.cpu.length, timeSeriesConfig([{ label: 'agent CPU', points: a.cpu, color: '#3b82f6' }], { ...range, format: pct3, min: 0, yTitle: 'share of one core' }));
-  put('rss', a.rss.length, timeSeriesConfig([{ label: 'resident memory', points: a.rss, color: '#f59e0b' }], { ...range, format: fmt.bytes, min: 0 }));
+  put('rss', a.rss.length, timeSeriesConfig([{ label: 'resident memory', points: a.rss, color: '#f59e0b' }], { ...range, format: (v) => (v === 0 ? '0' : fmt.bytes(v)), min: 0 }));
   put('bpf', a.bpfNs.length, timeSeriesConfig([
     { label: 'BPF run time per second', points: a.bpfNs, color: '#ef4444' },
     { label: 'BPF runs per second', points: a.bpfRuns, color: '#64748b', axis: 'y2', dash: [4, 3] },
