@@ -12,7 +12,8 @@ const FAIR_COLOR = '#64748b', EJECT_COLOR = '#ef4444', UNLOAD_COLOR = '#94a3b8';
 export function timelineConfig(segments, exits, opts) {
   const span = opts.to - opts.from;
   const names = [...new Set(segments.filter((s) => s.scx).map((s) => s.name))];
-  const colorOf = (name) => (name === FAIR ? FAIR_COLOR : color(names.indexOf(name)));
+  // the palette without its red, which marks ejections
+  const colorOf = (name) => (name === FAIR ? FAIR_COLOR : color([0, 2, 3, 4, 5, 6, 7, 8][names.indexOf(name) % 8]));
   // one dataset per scheduler, its stretches split by gaps (a null point)
   const byName = new Map();
   for (const s of segments) {

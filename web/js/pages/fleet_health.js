@@ -22,17 +22,23 @@ function against(value, budget, format, what) {
 
 const cpuPct = (share) => pct3(100 * share);
 
+// Hosts listed by name; a fleet-wide incident would bury the page otherwise.
+const MAX_EJECTED = 20;
+
 // The ejected hosts, most ejections first.
 function ejectionList(hosts) {
   const ejected = hosts.filter((x) => x.ejections > 0).sort((a, b) => b.ejections - a.ejections || (b.last_exit?.t_ms ?? 0) - (a.last_exit?.t_ms ?? 0));
   if (!ejected.length) return empty('No host\'s sched_ext scheduler was ejected in this time range.');
-  return h('ul', { class: 'ejections', id: 'fleet-ejections' }, ejected.map((x) => {
+  const more = ejected.length - MAX_EJECTED;
+  const list = h('ul', { class: 'ejections', id: 'fleet-ejections' }, ejected.slice(0, MAX_EJECTED).map((x) => {
     const e = x.last_exit;
     return h('li', { dataset: { host: x.host_id } },
       hostLink(x), ' ', h('span', { class: 'badge err' }, `${x.ejections} ejection${x.ejections === 1 ? '' : 's'}`),
       e ? [' — last: ', h('strong', {}, e.ops || '?'), ` ${exitKind(e.kind).text} `, h('code', {}, e.kind || 'unknown'),
         ` at ${fmt.dateTime(e.t_ms)}: `, h('span', { class: 'exit-reason' }, e.reason || 'no reason given')] : null);
   }));
+  return [h('p', { class: 'muted', role: 'status' }, `${fmt.count(ejected.length)} host${ejected.length === 1 ? '' : 's'} had a scheduler ejected in this range.`), list,
+    more > 0 ? h('p', { class: 'muted' }, `${fmt.count(more)} more not listed; the hosts table marks every one of them.`) : null];
 }
 
 // Returns {ejectSec, costSec, load(signal) -> the answer or null, ejections(id),
