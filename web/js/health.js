@@ -64,10 +64,20 @@ export function coverage(points, from, to) {
 // are one load (the kernel numbers every enable), so the scheduler ran from
 // the first one's first_ms to the last one's last_ms; an exit of that
 // scheduler after its last sighting (and before the next load) ends it there.
+// Without enable_seq (older kernels) an entry continues the previous one of
+// the same ops unless an exit of it came in between: no reload without one.
 export function schedulerLoads(schedulers, exits) {
   const byLoad = new Map();
+  const open = new Map(); // ops -> [key, last_ms] of its latest load without enable_seq
   (schedulers || []).forEach((s, i) => {
-    const key = s.enable_seq !== undefined && s.enable_seq !== null ? `${s.ops}\u0000${s.enable_seq}` : `#${i}`;
+    let key;
+    if (s.enable_seq !== undefined && s.enable_seq !== null) key = `${s.ops}\u0000${s.enable_seq}`;
+    else {
+      const prev = open.get(s.ops);
+      const exited = prev && (exits || []).some((e) => e.ops === s.ops && e.t_ms >= prev[1] && e.t_ms <= s.first_ms);
+      key = prev && !exited ? prev[0] : `#${i}`;
+      open.set(s.ops, [key, Math.max(s.last_ms, prev && !exited ? prev[1] : 0)]);
+    }
     const cur = byLoad.get(key);
     if (cur) {
       cur.start = Math.min(cur.start, s.first_ms);
