@@ -238,7 +238,7 @@ try {
   // -- the real VM report: its ejection shows on its host page
   if (vm) {
     const vexits = (vm.sched_ext && vm.sched_ext.exits) || [];
-    const vej = vexits.filter((e) => /^error|^sysrq|^unreg_kern|^unknown/.test(e.kind || ''));
+    const vej = vexits.filter((e) => /^(error|error_bpf|error_stall|sysrq|unreg_kern)$/.test(e.kind || ''));
     t.ok(vej.length > 0, `the VM report carries an ejection (${JSON.stringify(vexits).slice(0, 300)})`);
     const from = vm.interval.start_ms - 60e3, to = vm.interval.end_ms + 60e3;
     await open(page, `${srv.url}/host?id=${encodeURIComponent(vm.host.id)}&from=${from}&to=${to}`);

@@ -20,7 +20,8 @@ export function perSec(v) {
 
 // What each sched_ext exit kind (the kernel's enum scx_exit_kind) means.
 // `ejected`: the kernel threw the scheduler out (an error, the watchdog, the
-// SysRq-S key, the kernel itself), as opposed to an orderly unload.
+// SysRq-S key, the kernel itself), as opposed to an orderly unload; the same
+// kinds the server counts as ejections on the fleet view.
 export const EXIT_KINDS = {
   done: { text: 'exited (done)', ejected: false },
   unreg: { text: 'unloaded from user space', ejected: false },
@@ -30,11 +31,11 @@ export const EXIT_KINDS = {
   error: { text: 'ejected: error', ejected: true },
   error_bpf: { text: 'ejected: the BPF scheduler raised an error', ejected: true },
   error_stall: { text: 'ejected by the watchdog', ejected: true },
-  unknown: { text: 'exit of unknown kind', ejected: true },
+  unknown: { text: 'exit of unknown kind', ejected: false },
 };
 
 export function exitKind(kind) {
-  return EXIT_KINDS[kind] || { text: `exit kind ${kind || 'unknown'}`, ejected: true };
+  return EXIT_KINDS[kind] || { text: `exit kind ${kind || 'unknown'}`, ejected: false };
 }
 
 // The name the dashboard gives the kernel's own scheduler between sched_ext ones.

@@ -34,7 +34,7 @@ function ejectionList(hosts) {
     const e = x.last_exit;
     return h('li', { dataset: { host: x.host_id } },
       hostLink(x), ' ', h('span', { class: 'badge err' }, `${x.ejections} ejection${x.ejections === 1 ? '' : 's'}`),
-      e ? [' — last: ', h('strong', {}, e.ops || '?'), ` ${exitKind(e.kind).text} `, h('code', {}, e.kind || 'unknown'),
+      e ? [' — last exit: ', h('strong', {}, e.ops || '?'), ` ${exitKind(e.kind).text} `, h('code', {}, e.kind || 'unknown'),
         ` at ${fmt.dateTime(e.t_ms)}: `, h('span', { class: 'exit-reason' }, e.reason || 'no reason given')] : null);
   }));
   return [h('p', { class: 'muted', role: 'status' }, `${fmt.count(ejected.length)} host${ejected.length === 1 ? '' : 's'} had a scheduler ejected in this range.`), list,
