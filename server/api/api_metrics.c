@@ -6,6 +6,8 @@
  * left out, at most METRICS_MAX_HOSTS hosts and METRICS_MAX_CGROUPS cgroups
  * per disk are shown (the rest counted in schedio_metrics_series_dropped),
  * and the 528-bucket layout is folded into 20 fixed bounds.
+ * The sched_ext health, per-L3 and agent cost counters (issue 17) come from
+ * health_stats.c, each family only once some report carried it.
  */
 #include "server/api/api.h"
 
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/ingest/health_stats.h"
 #include "server/ingest/ingest.h"
 #include "server/series/iocost_set.h"
 #include "server/series/runqlat_set.h"
@@ -48,6 +51,12 @@ static void append(struct blob *b, const void *p, size_t n)
 	}
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
+}
+
+/* health_stats_write's output callback. */
+static void append_text(void *arg, const char *text, size_t len)
+{
+	append(arg, text, len);
 }
 
 /* Appends one formatted line (lines are short: label values are cut to 200 bytes). */
@@ -256,6 +265,7 @@ enum MHD_Result api_metrics(struct http_request *req)
 		   "# HELP schedio_iocost_weight Configured io.weight.\n# TYPE schedio_iocost_weight gauge\n"
 		   "# HELP schedio_iocost_vrate_pct Device vrate (percent).\n# TYPE schedio_iocost_vrate_pct gauge\n");
 	append(&out, c.io.p, c.io.len);
+	health_stats_write(append_text, &out);
 	outf(&out,
 	     "# HELP schedio_metrics_series_dropped Hosts or cgroups left out to bound cardinality.\n"
 	     "# TYPE schedio_metrics_series_dropped gauge\nschedio_metrics_series_dropped %zu\n",

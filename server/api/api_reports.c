@@ -15,6 +15,7 @@
 #include "common/gz.h"
 #include "server/http/auth.h"
 #include "server/ingest/ingest.h"
+#include "server/ingest/health_stats.h"
 #include "server/ingest/stats.h"
 #include "server/server.h"
 #include "server/store/store.h"
@@ -37,6 +38,8 @@ static enum MHD_Result answer(struct http_request *req, struct ingest_job *job)
 			atomic_fetch_add(&s->agent_dropped, (uint_fast64_t)job->rep.dropped);
 		if (job->result == STORE_STORED && job->rep.agent_restarted)
 			atomic_fetch_add(&s->agent_restarts, 1);
+		if (job->result == STORE_STORED)
+			health_stats_add(job->rep.machine_id, job->rep.health_json, job->rep.exits_json);
 		doc = cJSON_CreateObject();
 		if (doc) {
 			cJSON_AddBoolToObject(doc, "duplicate", job->result == STORE_DUPLICATE);

@@ -27,7 +27,9 @@ static const struct route routes[] = {
 	{ "GET", "/api/v1/hosts/{id}/reports", api_host_reports },
 	{ "GET", "/api/v1/hosts/{id}/runqlat", api_host_runqlat },
 	{ "GET", "/api/v1/hosts/{id}/iocost", api_host_iocost },
+	{ "GET", "/api/v1/hosts/{id}/health", api_host_health },
 	{ "GET", "/api/v1/fleet/runqlat", api_fleet_runqlat },
+	{ "GET", "/api/v1/fleet/health", api_fleet_health },
 };
 
 int route_match(const char *pattern, const char *path, char **args, int max)

@@ -592,6 +592,334 @@ static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 	return rep->l3_json ? 0 : fail(ps, 500, "out of memory");
 }
 
+/* ---- Issue 17: sched_ext health, work conservation per L3 domain, the agent's own cost ----
+ *
+ * Each new field is optional (older agents send none of them) and, when
+ * present, checked as the contract says (notes: contract17) and copied into
+ * one canonical JSON object, the report's health_json:
+ *   {"enable_seq": N, "nr_rejected": N, "events": {NAME: N, ...},
+ *    "schedulers": [{"ops", "enable_seq"?, "first_ms", "last_ms", "partial"?}],
+ *    "l3": [{"cpus"?, "wait_ns", "waits", "idle_sibling_wait_ns", "idle_sibling_waits"}],
+ *    "agent": {"cpu_ns"?, "rss_bytes"?, "bpf"?: {"sampled_ns"?, "programs": [{"name", "run_cnt", "run_time_ns"}]}}}
+ * with only the keys the report had. sched_ext.exits go to exits_json (their own table).
+ * Every refusal here is a 400 naming the field. */
+
+const char *const report_exit_kinds[REPORT_EXIT_KINDS + 1] = { "done",    "unreg", "unreg_bpf", "unreg_kern",
+							       "sysrq",   "error", "error_bpf", "error_stall",
+							       "unknown", NULL };
+
+int report_exit_kind_index(const char *kind)
+{
+	for (int i = 0; kind && report_exit_kinds[i]; i++)
+		if (strcmp(kind, report_exit_kinds[i]) == 0)
+			return i;
+	return -1;
+}
+
+bool report_exit_is_ejection(const char *kind)
+{
+	return kind &&
+	       (strcmp(kind, "error") == 0 || strcmp(kind, "error_bpf") == 0 || strcmp(kind, "error_stall") == 0 ||
+		strcmp(kind, "sysrq") == 0 || strcmp(kind, "unreg_kern") == 0);
+}
+
+#define EVENT_NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_"
+#define PROG_NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."
+
+/* An array field of at most max entries; NULL when absent (or on error, with ps->status set). */
+static const cJSON *get_list(struct parse *ps, const cJSON *obj, const char *name, const char *path, int max)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (!it || cJSON_IsNull(it))
+		return NULL;
+	if (!cJSON_IsArray(it)) {
+		fail(ps, 400, "%s%s must be an array", path, name);
+		return NULL;
+	}
+	if (cJSON_GetArraySize(it) > max) {
+		fail(ps, 400, "%s%s has more than the limit of %d entries", path, name, max);
+		return NULL;
+	}
+	return it;
+}
+
+/* A count (integer >= 0) copied into dst under the same name when present; *out is -1 when absent. */
+static int copy_count(struct parse *ps, const cJSON *src, const char *name, const char *path, bool required, cJSON *dst,
+		      int64_t *out)
+{
+	int64_t v = -1;
+	bool has;
+
+	if (get_int(ps, src, name, path, required, 0, INT64_MAX, &v, &has))
+		return -1;
+	if (has)
+		cJSON_AddNumberToObject(dst, name, (double)v);
+	if (out)
+		*out = has ? v : -1;
+	return 0;
+}
+
+static bool name_ok(const char *s, const char *chars)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= REPORT_MAX_EVENT_NAME && strspn(s, chars) == n;
+}
+
+/* An optional bool copied into dst when present. */
+static int copy_bool(struct parse *ps, const cJSON *src, const char *name, const char *path, cJSON *dst)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(src, name);
+
+	if (!it || cJSON_IsNull(it))
+		return 0;
+	if (!cJSON_IsBool(it))
+		return fail(ps, 400, "%s%s must be true or false", path, name);
+	cJSON_AddBoolToObject(dst, name, cJSON_IsTrue(it));
+	return 0;
+}
+
+/* sched_ext.events: lower-case kernel counter names to deltas. */
+static int parse_scx_events(struct parse *ps, const cJSON *scx, cJSON *health)
+{
+	const cJSON *ev = get_obj(ps, scx, "events", "sched_ext.", false), *it;
+	cJSON *out;
+
+	if (!ev)
+		return ps->status ? -1 : 0;
+	if (cJSON_GetArraySize(ev) > REPORT_MAX_SCX_LIST)
+		return fail(ps, 400, "sched_ext.events has more than the limit of %d names", REPORT_MAX_SCX_LIST);
+	out = cJSON_AddObjectToObject(health, "events");
+	if (!out)
+		return fail(ps, 500, "out of memory");
+	cJSON_ArrayForEach(it, ev)
+	{
+		int64_t v;
+
+		if (!it->string || !name_ok(it->string, EVENT_NAME_CHARS))
+			return fail(ps, 400,
+				    "sched_ext.events names must be 1..%d characters of [a-z0-9_] (the kernel's name "
+				    "without SCX_EV_, lower-cased)",
+				    REPORT_MAX_EVENT_NAME);
+		if (cJSON_GetObjectItemCaseSensitive(out, it->string))
+			return fail(ps, 400, "sched_ext.events.%s is given twice", it->string);
+		if (!int_ok(it, 0, INT64_MAX, &v))
+			return fail(ps, 400, "sched_ext.events.%s must be an integer >= 0", it->string);
+		cJSON_AddNumberToObject(out, it->string, (double)v);
+	}
+	return 0;
+}
+
+/* sched_ext.schedulers: each scheduler loaded at some moment of the interval. */
+static int parse_scx_schedulers(struct parse *ps, const cJSON *scx, cJSON *health)
+{
+	const cJSON *arr = get_list(ps, scx, "schedulers", "sched_ext.", REPORT_MAX_SCX_LIST), *it;
+	cJSON *out;
+	int i = 0;
+
+	if (!arr)
+		return ps->status ? -1 : 0;
+	out = cJSON_AddArrayToObject(health, "schedulers");
+	cJSON_ArrayForEach(it, arr)
+	{
+		cJSON *o = cJSON_CreateObject();
+		const char *ops;
+		int64_t first, last;
+		char path[64];
+
+		snprintf(path, sizeof(path), "sched_ext.schedulers[%d].", i++);
+		if (!o)
+			return fail(ps, 500, "out of memory");
+		cJSON_AddItemToArray(out, o);
+		if (!cJSON_IsObject(it))
+			return fail(ps, 400, "sched_ext.schedulers[%d] must be an object", i - 1);
+		if (get_str(ps, it, "ops", path, true, REPORT_MAX_NAME, &ops))
+			return -1;
+		cJSON_AddStringToObject(o, "ops", ops);
+		if (copy_count(ps, it, "enable_seq", path, false, o, NULL) ||
+		    get_int(ps, it, "first_ms", path, true, 0, INT64_MAX / 4, &first, NULL) ||
+		    get_int(ps, it, "last_ms", path, true, 0, INT64_MAX / 4, &last, NULL))
+			return -1;
+		if (last < first)
+			return fail(ps, 400, "%slast_ms is before %sfirst_ms", path, path);
+		cJSON_AddNumberToObject(o, "first_ms", (double)first);
+		cJSON_AddNumberToObject(o, "last_ms", (double)last);
+		if (copy_bool(ps, it, "partial", path, o))
+			return -1;
+	}
+	return 0;
+}
+
+/* sched_ext.exits: each ejection or unload seen in the interval, into exits. */
+static int parse_scx_exits(struct parse *ps, const cJSON *scx, cJSON *exits)
+{
+	const cJSON *arr = get_list(ps, scx, "exits", "sched_ext.", REPORT_MAX_SCX_LIST), *it;
+	int i = 0;
+
+	cJSON_ArrayForEach(it, arr)
+	{
+		cJSON *o = cJSON_CreateObject();
+		const char *ops, *kind, *reason, *message;
+		int64_t t;
+		char path[64];
+
+		snprintf(path, sizeof(path), "sched_ext.exits[%d].", i++);
+		if (!o)
+			return fail(ps, 500, "out of memory");
+		cJSON_AddItemToArray(exits, o);
+		if (!cJSON_IsObject(it))
+			return fail(ps, 400, "sched_ext.exits[%d] must be an object", i - 1);
+		if (get_str(ps, it, "ops", path, true, REPORT_MAX_NAME, &ops) ||
+		    get_int(ps, it, "t_ms", path, true, 0, INT64_MAX / 4, &t, NULL) ||
+		    get_str(ps, it, "kind", path, true, 64, &kind) ||
+		    get_str(ps, it, "reason", path, false, REPORT_MAX_EXIT_REASON, &reason) ||
+		    get_str(ps, it, "message", path, false, REPORT_MAX_EXIT_MESSAGE, &message))
+			return -1;
+		if (report_exit_kind_index(kind) < 0)
+			return fail(ps, 400,
+				    "%skind '%s' is not one of done, unreg, unreg_bpf, unreg_kern, sysrq, error, "
+				    "error_bpf, error_stall, unknown",
+				    path, kind);
+		cJSON_AddStringToObject(o, "ops", ops);
+		cJSON_AddNumberToObject(o, "t_ms", (double)t);
+		cJSON_AddStringToObject(o, "kind", kind);
+		cJSON_AddStringToObject(o, "reason", reason ? reason : "");
+		cJSON_AddStringToObject(o, "message", message ? message : "");
+	}
+	return ps->status ? -1 : 0;
+}
+
+/* runqlat.l3_domains: runqueue wait per L3 domain and the part of it spent
+ * while a sibling CPU of the domain was idle. */
+static int parse_l3_waits(struct parse *ps, const cJSON *rq, cJSON *health)
+{
+	const cJSON *arr = get_list(ps, rq, "l3_domains", "runqlat.", REPORT_MAX_L3_DOMAINS), *it;
+	cJSON *out;
+	int i = 0;
+
+	if (!arr)
+		return ps->status ? -1 : 0;
+	out = cJSON_AddArrayToObject(health, "l3");
+	cJSON_ArrayForEach(it, arr)
+	{
+		cJSON *o = cJSON_CreateObject();
+		const cJSON *cpus, *cpu;
+		int64_t wait, waits, idle_wait, idle_waits;
+		char path[64];
+
+		snprintf(path, sizeof(path), "runqlat.l3_domains[%d].", i++);
+		if (!o)
+			return fail(ps, 500, "out of memory");
+		cJSON_AddItemToArray(out, o);
+		if (!cJSON_IsObject(it))
+			return fail(ps, 400, "runqlat.l3_domains[%d] must be an object", i - 1);
+		cpus = get_list(ps, it, "cpus", path, REPORT_MAX_SERIES);
+		if (ps->status)
+			return -1;
+		if (cpus) {
+			cJSON *list = cJSON_AddArrayToObject(o, "cpus");
+
+			cJSON_ArrayForEach(cpu, cpus)
+			{
+				int64_t v;
+
+				if (!int_ok(cpu, 0, 1 << 20, &v))
+					return fail(ps, 400, "%scpus must hold CPU numbers (0..%d)", path, 1 << 20);
+				cJSON_AddItemToArray(list, cJSON_CreateNumber((double)v));
+			}
+		}
+		if (copy_count(ps, it, "wait_ns", path, true, o, &wait) ||
+		    copy_count(ps, it, "waits", path, true, o, &waits) ||
+		    copy_count(ps, it, "idle_sibling_wait_ns", path, true, o, &idle_wait) ||
+		    copy_count(ps, it, "idle_sibling_waits", path, true, o, &idle_waits))
+			return -1;
+		if (idle_wait > wait)
+			return fail(ps, 400, "%sidle_sibling_wait_ns (%lld) is more than wait_ns (%lld)", path,
+				    (long long)idle_wait, (long long)wait);
+		if (idle_waits > waits)
+			return fail(ps, 400, "%sidle_sibling_waits (%lld) is more than waits (%lld)", path,
+				    (long long)idle_waits, (long long)waits);
+	}
+	return 0;
+}
+
+/* agent.cpu_ns, agent.rss_bytes and agent.bpf: what watching cost. */
+static int parse_agent_cost(struct parse *ps, const cJSON *agent, cJSON *health)
+{
+	const cJSON *bpf, *progs, *it;
+	cJSON *out = cJSON_CreateObject(), *ob, *list;
+	int i = 0;
+
+	if (!out)
+		return fail(ps, 500, "out of memory");
+	cJSON_AddItemToObject(health, "agent", out);
+	if (copy_count(ps, agent, "cpu_ns", "agent.", false, out, NULL) ||
+	    copy_count(ps, agent, "rss_bytes", "agent.", false, out, NULL))
+		return -1;
+	bpf = get_obj(ps, agent, "bpf", "agent.", false);
+	if (ps->status)
+		return -1;
+	if (bpf) {
+		ob = cJSON_AddObjectToObject(out, "bpf");
+		if (copy_count(ps, bpf, "sampled_ns", "agent.bpf.", false, ob, NULL))
+			return -1;
+		progs = get_list(ps, bpf, "programs", "agent.bpf.", REPORT_MAX_SCX_LIST);
+		if (ps->status)
+			return -1;
+		list = cJSON_AddArrayToObject(ob, "programs");
+		cJSON_ArrayForEach(it, progs)
+		{
+			cJSON *o = cJSON_CreateObject();
+			const char *name;
+			char path[64];
+
+			snprintf(path, sizeof(path), "agent.bpf.programs[%d].", i++);
+			if (!o)
+				return fail(ps, 500, "out of memory");
+			cJSON_AddItemToArray(list, o);
+			if (!cJSON_IsObject(it))
+				return fail(ps, 400, "agent.bpf.programs[%d] must be an object", i - 1);
+			if (get_str(ps, it, "name", path, true, REPORT_MAX_EVENT_NAME, &name))
+				return -1;
+			if (!name_ok(name, PROG_NAME_CHARS))
+				return fail(ps, 400, "%sname must be 1..%d characters of [A-Za-z0-9_.]", path,
+					    REPORT_MAX_EVENT_NAME);
+			cJSON_AddStringToObject(o, "name", name);
+			if (copy_count(ps, it, "run_cnt", path, true, o, NULL) ||
+			    copy_count(ps, it, "run_time_ns", path, true, o, NULL))
+				return -1;
+		}
+	}
+	if (!out->child)
+		cJSON_DeleteItemFromObjectCaseSensitive(health, "agent");
+	return 0;
+}
+
+/* All of the above, into rep->health_json and rep->exits_json. */
+static int parse_health(struct parse *ps, struct report *rep, cJSON *health, cJSON *exits)
+{
+	const cJSON *scx = cJSON_GetObjectItemCaseSensitive(rep->doc, "sched_ext");
+	const cJSON *rq = cJSON_GetObjectItemCaseSensitive(rep->doc, "runqlat");
+	const cJSON *agent = cJSON_GetObjectItemCaseSensitive(rep->doc, "agent");
+
+	/* The sections' types were checked by report_parse already. */
+	if (cJSON_IsObject(scx) && (copy_count(ps, scx, "enable_seq", "sched_ext.", false, health, NULL) ||
+				    copy_count(ps, scx, "nr_rejected", "sched_ext.", false, health, NULL) ||
+				    parse_scx_events(ps, scx, health) || parse_scx_schedulers(ps, scx, health) ||
+				    parse_scx_exits(ps, scx, exits)))
+		return -1;
+	if (cJSON_IsObject(rq) && parse_l3_waits(ps, rq, health))
+		return -1;
+	if (cJSON_IsObject(agent) && parse_agent_cost(ps, agent, health))
+		return -1;
+	if (health->child && !(rep->health_json = print_json(health)))
+		return fail(ps, 500, "out of memory");
+	if (exits->child && !(rep->exits_json = print_json(exits)))
+		return fail(ps, 500, "out of memory");
+	return 0;
+}
+
 /* agent.incarnation: optional, but when given exactly REPORT_INCARNATION_LEN lowercase hex
  * digits, since it is part of the key that decides whether a report is a duplicate. */
 static int parse_incarnation(struct parse *ps, const cJSON *agent, struct report *rep)
@@ -649,7 +977,7 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 	const cJSON *host, *iv, *sec, *agent;
 	const char *schema;
 	struct iocost_set io = { 0 };
-	cJSON *disks = NULL;
+	cJSON *disks = NULL, *health = NULL, *exits = NULL;
 	int64_t v;
 
 	memset(rep, 0, sizeof(*rep));
@@ -715,6 +1043,14 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 	sec = get_obj(&ps, rep->doc, "iocost", "", false);
 	if (ps.status || (sec && parse_iocost(&ps, sec, disks, &io)))
 		goto out;
+	health = cJSON_CreateObject();
+	exits = cJSON_CreateArray();
+	if (!health || !exits) {
+		fail(&ps, 500, "out of memory");
+		goto out;
+	}
+	if (parse_health(&ps, rep, health, exits))
+		goto out;
 	if (cJSON_GetArraySize(disks) > 0) {
 		rep->disks_json = print_json(disks);
 		if (!rep->disks_json) {
@@ -736,6 +1072,8 @@ out:
 	/* A tree wholly inside the arena goes with it; walking it to free nothing is wasted work. */
 	if (!json_arena_end()) {
 		cJSON_Delete(disks);
+		cJSON_Delete(health);
+		cJSON_Delete(exits);
 		cJSON_Delete(rep->doc);
 	}
 	rep->doc = NULL;
@@ -748,6 +1086,8 @@ void report_free(struct report *rep)
 	free(rep->strings);
 	free(rep->l3_json);
 	free(rep->disks_json);
+	free(rep->health_json);
+	free(rep->exits_json);
 	blob_free(&rep->host_hist);
 	blob_free(&rep->series);
 	blob_free(&rep->iocost);

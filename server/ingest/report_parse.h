@@ -22,6 +22,12 @@
 #define REPORT_MAX_IOCOST_ROWS 8192
 #define REPORT_MAX_DISKS 256
 #define REPORT_MAX_SCHEDULERS 64 /* runqlat.by_scheduler entries */
+/* Issue 17: sched_ext health, work conservation per L3 domain, the agent's own cost. */
+#define REPORT_MAX_SCX_LIST 64       /* sched_ext.events names, .schedulers, .exits; agent.bpf.programs */
+#define REPORT_MAX_L3_DOMAINS 4096   /* runqlat.l3_domains */
+#define REPORT_MAX_EVENT_NAME 64     /* sched_ext.events names, agent.bpf.programs[].name */
+#define REPORT_MAX_EXIT_REASON 256   /* sched_ext.exits[].reason */
+#define REPORT_MAX_EXIT_MESSAGE 1024 /* sched_ext.exits[].message */
 
 /* Hex digits of agent.incarnation (the agent's 128-bit id of its seq's life). */
 #define REPORT_INCARNATION_LEN 32
@@ -41,6 +47,10 @@ struct report {
 	int64_t dropped;  /* delivery.dropped: reports the agent dropped from its full spool; 0 when absent */
 	char *l3_json;    /* canonical JSON text, NULL when absent */
 	char *disks_json; /* API-shaped disk inventory, NULL when absent */
+	/* The issue-17 fields as one canonical JSON object (see report_parse.c, parse_health),
+	 * NULL when the report has none of them (an older agent). */
+	char *health_json;
+	char *exits_json; /* sched_ext.exits as a canonical JSON array, NULL when absent or empty */
 	bool has_runqlat, has_iocost;
 	struct blob host_hist; /* runqlat_set blob: the RUNQLAT_HOST series, and RUNQLAT_SCHED series when split */
 	struct blob series;    /* runqlat_set blob: cgroups and CPUs */
@@ -53,6 +63,15 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 /* The fleet group of a host: the sched_ext ops name when one is enabled, else
  * "eevdf" (kernel 6.6 and later) or "fair". */
 const char *report_sched_group(const char *state, const char *ops, const char *kernel);
+/* The sched_ext exit kinds a report may send (sched_ext.exits[].kind), NULL-terminated. */
+#define REPORT_EXIT_KINDS 9
+extern const char *const report_exit_kinds[REPORT_EXIT_KINDS + 1];
+/* Index of kind in report_exit_kinds, or -1 when it is not one. */
+int report_exit_kind_index(const char *kind);
+/* Whether an exit of this kind is an ejection: the kernel (an error, the
+ * watchdog, sysrq-S, a kernel-side unregistration) removed the scheduler,
+ * rather than its own loader unloading it. */
+bool report_exit_is_ejection(const char *kind);
 /* Frees what report_parse allocated. */
 void report_free(struct report *rep);
 

@@ -60,8 +60,22 @@ struct store_report {
 	int64_t dropped; /* the agent's delivery.dropped carried by this report */
 };
 
+/* One raw report's issue-17 fields (report.health_json), NULL when it had none. */
+struct store_health {
+	int64_t host_id, start_ms, end_ms;
+	const char *health;
+};
+
+/* One sched_ext exit a report carried. */
+struct store_exit {
+	int64_t host_id, t_ms;
+	const char *ops, *kind, *reason, *message;
+};
+
 /* Callbacks return 0 to continue, non-zero to stop the scan with that value. */
 typedef int (*store_report_fn)(void *arg, const struct store_report *r);
+typedef int (*store_health_fn)(void *arg, const struct store_health *h);
+typedef int (*store_exit_fn)(void *arg, const struct store_exit *e);
 typedef int (*store_id_fn)(void *arg, int64_t a, int64_t b);
 
 struct store;
@@ -95,6 +109,11 @@ struct store_ops {
 	/* Fleet rollup rows of (lv, dim) starting in [from, to), by time. */
 	int (*fleet_scan)(struct store *st, enum store_level lv, const char *dim, int64_t from, int64_t to,
 			  store_fleet_fn fn, void *arg);
+	/* Every raw report of host (all hosts when < 0, then by host) starting in [from, to), by time,
+	 * with its health JSON (NULL when it had none). */
+	int (*health_scan)(struct store *st, int64_t host_id, int64_t from, int64_t to, store_health_fn fn, void *arg);
+	/* sched_ext exits of host (all hosts when < 0, then by host) at t_ms in [from, to), by time. */
+	int (*exits_scan)(struct store *st, int64_t host_id, int64_t from, int64_t to, store_exit_fn fn, void *arg);
 
 	/* The rollup worker's writes, inside begin/commit. */
 	int (*begin)(struct store *st);
@@ -107,7 +126,9 @@ struct store_ops {
 			 int64_t hosts, const struct blob *hist);
 	/* Takes (and removes) up to max queued late buckets: fn(arg, host_id, minute). */
 	int (*dirty_take)(struct store *st, int max, store_id_fn fn, void *arg);
-	/* Deletes up to max rows of level lv starting before before_ms; returns rows deleted or -1. */
+	/* Deletes up to max rows of level lv starting before before_ms; returns rows deleted or -1.
+	 * The raw level takes the reports' health with them; the 1-minute level also
+	 * deletes the sched_ext exits before before_ms. */
 	int (*expire)(struct store *st, enum store_level lv, int64_t before_ms, int max);
 	/* A persisted integer setting (rollup progress); returns 0 and *v, 1 when unset, -1 on error. */
 	int (*meta_get)(struct store *st, const char *key, int64_t *v);
@@ -146,7 +167,11 @@ struct store {
 	int prefix##_hosts_in(struct store *base, enum store_level lv, int64_t from, int64_t to, store_id_fn fn,       \
 			      void *arg);                                                                              \
 	int prefix##_fleet_scan(struct store *base, enum store_level lv, const char *dim, int64_t from, int64_t to,    \
-				store_fleet_fn fn, void *arg)
+				store_fleet_fn fn, void *arg);                                                         \
+	int prefix##_health_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_health_fn fn,    \
+				 void *arg);                                                                           \
+	int prefix##_exits_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_exit_fn fn,       \
+				void *arg)
 
 /* Opens a SQLite store handle on an already migrated database file; NULL with err on failure. */
 struct store *store_sqlite_open(const char *path, char *err, size_t errlen);

@@ -30,6 +30,20 @@
 	"SELECT " STORE_SQL_ROW_COLS " FROM rollups WHERE level = $1 AND host_id = $2 AND t >= $3 AND t < $4 "         \
 	"ORDER BY t"
 #define STORE_SQL_LATEST "SELECT " STORE_SQL_RAW_COLS " FROM reports WHERE host_id = $1 ORDER BY start_ms DESC LIMIT 1"
+/* Issue 17: each report's health and the sched_ext exits. */
+#define STORE_SQL_HEALTH_HOST                                                                                          \
+	"SELECT host_id, start_ms, end_ms, health FROM reports WHERE host_id = $1 AND start_ms >= $2 "                 \
+	"AND start_ms < $3 ORDER BY start_ms, seq"
+#define STORE_SQL_HEALTH_ALL                                                                                           \
+	"SELECT host_id, start_ms, end_ms, health FROM reports WHERE start_ms >= $1 AND start_ms < $2 "                \
+	"ORDER BY host_id, start_ms, seq"
+#define STORE_SQL_EXITS_HOST                                                                                           \
+	"SELECT host_id, t_ms, ops, kind, reason, message FROM scx_exits WHERE host_id = $1 AND t_ms >= $2 "           \
+	"AND t_ms < $3 ORDER BY t_ms, seq, idx"
+#define STORE_SQL_EXITS_ALL                                                                                            \
+	"SELECT host_id, t_ms, ops, kind, reason, message FROM scx_exits WHERE t_ms >= $1 AND t_ms < $2 "              \
+	"ORDER BY host_id, t_ms, seq, idx"
+#define STORE_SQL_EXPIRE_EXITS "DELETE FROM scx_exits WHERE t_ms < $1"
 #define STORE_SQL_FLEET_DEL "DELETE FROM fleet_rollups WHERE level = $1 AND t = $2 AND dim = $3 AND key = $4"
 #define STORE_SQL_EXPIRE_FLEET "DELETE FROM fleet_rollups WHERE level = $1 AND t < $2"
 #define STORE_SQL_META_GET "SELECT value FROM server_meta WHERE key = $1"

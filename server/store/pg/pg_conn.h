@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <libpq-fe.h>
 
-#define PG_MAX_PARAMS 24
+#define PG_MAX_PARAMS 32
 
 /* Advisory lock key of the migrations (any constant unlikely to clash: "schedio" in ASCII);
  * the keys just above it lock the rollup jobs (store_pg.c). */

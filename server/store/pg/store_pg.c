@@ -48,10 +48,15 @@ static const char *const sql[STORE_PG_COUNT] = {
 	    "$5::bigint, $6::bigint) ON CONFLICT (machine_id) DO NOTHING RETURNING id), "
 	    "h AS (SELECT id FROM ins UNION ALL SELECT id FROM hosts WHERE machine_id = $1::text LIMIT 1), "
 	    "r AS (INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
-	    "host_hist, series, iocost, dropped, incarnation) SELECT id, $4::bigint, $5::bigint, $6::bigint, "
-	    "$3::bigint, $7::text, $8::text, $9::bytea, $10::bytea, $11::bytea, $22::bigint, $23::text FROM h "
-	    "ON CONFLICT (host_id, incarnation, seq) DO NOTHING "
+	    "host_hist, series, iocost, dropped, incarnation, health) SELECT id, $4::bigint, $5::bigint, "
+	    "$6::bigint, $3::bigint, $7::text, $8::text, $9::bytea, $10::bytea, $11::bytea, $22::bigint, $23::text, "
+	    "$24::text FROM h ON CONFLICT (host_id, incarnation, seq) DO NOTHING "
 	    "RETURNING host_id), "
+	    /* The report's sched_ext exits ($25: a checked JSON array), only when it was stored. */
+	    "x AS (INSERT INTO scx_exits (host_id, t_ms, incarnation, seq, idx, ops, kind, reason, message) "
+	    "SELECT r.host_id, (e.v->>'t_ms')::bigint, $23::text, $4::bigint, e.i - 1, e.v->>'ops', e.v->>'kind', "
+	    "e.v->>'reason', e.v->>'message' FROM r, jsonb_array_elements($25::text::jsonb) WITH ORDINALITY AS e(v, i) "
+	    "ON CONFLICT DO NOTHING), "
 	    "u AS (UPDATE hosts SET hostname = $2::text, kernel = coalesce($13::text, kernel), "
 	    "arch = coalesce($14::text, arch), cpus = coalesce($15::bigint, cpus), "
 	    "l3_json = coalesce($16::text, l3_json), disks_json = coalesce($17::text, disks_json), "
@@ -135,14 +140,20 @@ static const char *const sql[STORE_PG_COUNT] = {
 	    "SET value = EXCLUDED.value",
 	[STORE_PG_SIZE] = "SELECT pg_database_size(current_database())::bigint",
 	[STORE_PG_TRY_LOCK] = "SELECT CASE WHEN pg_try_advisory_lock($1::bigint) THEN 1::bigint ELSE 0::bigint END",
+	[STORE_PG_EXPIRE_EXITS] = STORE_SQL_EXPIRE_EXITS,
+	[STORE_PG_HEALTH_HOST] = STORE_SQL_HEALTH_HOST,
+	[STORE_PG_HEALTH_ALL] = STORE_SQL_HEALTH_ALL,
+	[STORE_PG_EXITS_HOST] = STORE_SQL_EXITS_HOST,
+	[STORE_PG_EXITS_ALL] = STORE_SQL_EXITS_ALL,
 };
 
 static const char *const names[STORE_PG_COUNT] = {
-	"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",  "p9",  "p10", "p11", "p12", "p13", "p14",
-	"p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25", "p26", "p27", "p28",
+	"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",  "p9",  "p10", "p11",
+	"p12", "p13", "p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23",
+	"p24", "p25", "p26", "p27", "p28", "p29", "p30", "p31", "p32", "p33",
 };
 
-_Static_assert(STORE_PG_COUNT == 29, "one name per statement");
+_Static_assert(STORE_PG_COUNT == 34, "one name per statement");
 
 const char *store_pg_name(enum store_pg_stmt which)
 {
@@ -212,6 +223,8 @@ static void report_params(struct pg_params *p, const struct report *r, int64_t n
 	pg_p_int(p, minute);
 	pg_p_int(p, r->dropped);
 	pg_p_text(p, r->incarnation);
+	pg_p_text(p, r->health_json);
+	pg_p_text(p, r->exits_json);
 }
 
 /* A report whose statement returned no row: a duplicate, or its host was
@@ -458,6 +471,13 @@ static int store_pg_expire(struct store *base, enum store_level lv, int64_t befo
 	n = run_cmd(s, lv == STORE_RAW ? STORE_PG_EXPIRE_RAW : STORE_PG_EXPIRE_ROLL, &p);
 	if (n < 0)
 		return -1;
+	if (lv == STORE_MINUTE) {
+		struct pg_params x = { 0 };
+
+		pg_p_int(&x, before_ms);
+		if (run_cmd(s, STORE_PG_EXPIRE_EXITS, &x) < 0)
+			return -1;
+	}
 	if (lv != STORE_RAW) {
 		pg_p_int(&f, lv);
 		pg_p_int(&f, before_ms);
@@ -563,6 +583,8 @@ static const struct store_ops store_pg_ops = {
 	.latest = store_pg_latest,
 	.hosts_in = store_pg_hosts_in,
 	.fleet_scan = store_pg_fleet_scan,
+	.health_scan = store_pg_health_scan,
+	.exits_scan = store_pg_exits_scan,
 	.begin = store_pg_begin,
 	.commit = store_pg_commit,
 	.rollback = store_pg_rollback,

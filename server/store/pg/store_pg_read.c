@@ -192,3 +192,57 @@ int store_pg_fleet_scan(struct store *base, enum store_level lv, const char *dim
 	PQclear(r);
 	return stop;
 }
+
+int store_pg_health_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_health_fn fn, void *arg)
+{
+	struct pg_params p = { 0 };
+	PGresult *r;
+	int stop = 0;
+
+	if (host_id >= 0)
+		pg_p_int(&p, host_id);
+	pg_p_int(&p, from);
+	pg_p_int(&p, to);
+	r = query(base, host_id < 0 ? STORE_PG_HEALTH_ALL : STORE_PG_HEALTH_HOST, &p);
+	if (!r)
+		return -1;
+	for (int i = 0; !stop && i < PQntuples(r); i++) {
+		struct store_health h = {
+			.host_id = pg_int(r, i, 0),
+			.start_ms = pg_int(r, i, 1),
+			.end_ms = pg_int(r, i, 2),
+			.health = pg_text(r, i, 3),
+		};
+		stop = fn(arg, &h);
+	}
+	PQclear(r);
+	return stop;
+}
+
+int store_pg_exits_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_exit_fn fn, void *arg)
+{
+	struct pg_params p = { 0 };
+	PGresult *r;
+	int stop = 0;
+
+	if (host_id >= 0)
+		pg_p_int(&p, host_id);
+	pg_p_int(&p, from);
+	pg_p_int(&p, to);
+	r = query(base, host_id < 0 ? STORE_PG_EXITS_ALL : STORE_PG_EXITS_HOST, &p);
+	if (!r)
+		return -1;
+	for (int i = 0; !stop && i < PQntuples(r); i++) {
+		struct store_exit e = {
+			.host_id = pg_int(r, i, 0),
+			.t_ms = pg_int(r, i, 1),
+			.ops = pg_text(r, i, 2),
+			.kind = pg_text(r, i, 3),
+			.reason = pg_text(r, i, 4),
+			.message = pg_text(r, i, 5),
+		};
+		stop = fn(arg, &e);
+	}
+	PQclear(r);
+	return stop;
+}

@@ -39,7 +39,7 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	    "WHERE id = ?1 AND last_start_ms <= ?11",
 	[STORE_SQLITE_REPORT_INSERT] =
 	    "INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
-	    "host_hist, series, iocost, dropped, incarnation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+	    "host_hist, series, iocost, dropped, incarnation, health) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
 	    "ON CONFLICT (host_id, incarnation, seq) DO NOTHING",
 	[STORE_SQLITE_DIRTY_INSERT] = "INSERT OR IGNORE INTO rollup_dirty (host_id, t) VALUES (?, ?)",
 	[STORE_SQLITE_AGENT_GET] = "SELECT agent_incarnation, agent_seq FROM hosts WHERE id = ?",
@@ -88,6 +88,17 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	[STORE_SQLITE_META_GET] = STORE_SQL_META_GET,
 	[STORE_SQLITE_META_PUT] = "INSERT OR REPLACE INTO server_meta (key, value) VALUES (?, ?)",
 	[STORE_SQLITE_PAGES] = "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size",
+	/* ?4: the report's exits_json, a checked array of {ops, t_ms, kind, reason, message}. */
+	[STORE_SQLITE_EXITS_INSERT] =
+	    "INSERT OR IGNORE INTO scx_exits (host_id, t_ms, incarnation, seq, idx, ops, kind, reason, message) "
+	    "SELECT ?1, json_extract(value, '$.t_ms'), ?2, ?3, key, json_extract(value, '$.ops'), "
+	    "json_extract(value, '$.kind'), json_extract(value, '$.reason'), json_extract(value, '$.message') "
+	    "FROM json_each(?4)",
+	[STORE_SQLITE_EXPIRE_EXITS] = STORE_SQL_EXPIRE_EXITS,
+	[STORE_SQLITE_HEALTH_HOST] = STORE_SQL_HEALTH_HOST,
+	[STORE_SQLITE_HEALTH_ALL] = STORE_SQL_HEALTH_ALL,
+	[STORE_SQLITE_EXITS_HOST] = STORE_SQL_EXITS_HOST,
+	[STORE_SQLITE_EXITS_ALL] = STORE_SQL_EXITS_ALL,
 };
 
 sqlite3_stmt *store_sqlite_stmt(struct store_sqlite *s, enum store_sqlite_stmt which)
@@ -201,11 +212,21 @@ static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int
 	bind_blob(st, 10, r->iocost.p, r->iocost.len, r->has_iocost);
 	sqlite3_bind_int64(st, 11, r->dropped);
 	sqlite3_bind_text(st, 12, r->incarnation, -1, SQLITE_STATIC);
+	bind_text(st, 13, r->health_json);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return -1;
 	if (sqlite3_changes(s->db) == 0) {
 		*result = STORE_DUPLICATE;
 		return 0;
+	}
+	if (r->exits_json) {
+		st = store_sqlite_stmt(s, STORE_SQLITE_EXITS_INSERT);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, r->incarnation, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, (int64_t)r->seq);
+		sqlite3_bind_text(st, 4, r->exits_json, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return -1;
 	}
 	st = store_sqlite_stmt(s, STORE_SQLITE_HOST_UPDATE);
 	sqlite3_bind_int64(st, 1, id);
@@ -369,6 +390,14 @@ static int store_sqlite_expire(struct store *base, enum store_level lv, int64_t 
 	if (rc != SQLITE_DONE)
 		return -1;
 	n = sqlite3_changes(s->db);
+	if (lv == STORE_MINUTE) {
+		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_EXITS);
+		sqlite3_bind_int64(st, 1, before_ms);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
 	if (lv != STORE_RAW) {
 		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_FLEET);
 		sqlite3_bind_int(st, 1, lv);
@@ -470,6 +499,8 @@ static const struct store_ops store_sqlite_ops = {
 	.latest = store_sqlite_latest,
 	.hosts_in = store_sqlite_hosts_in,
 	.fleet_scan = store_sqlite_fleet_scan,
+	.health_scan = store_sqlite_health_scan,
+	.exits_scan = store_sqlite_exits_scan,
 	.begin = store_sqlite_begin,
 	.commit = store_sqlite_commit,
 	.rollback = store_sqlite_rollback,

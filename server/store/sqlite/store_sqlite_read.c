@@ -197,3 +197,58 @@ int store_sqlite_fleet_scan(struct store *base, enum store_level lv, const char 
 	}
 	return finish(st, rc);
 }
+
+int store_sqlite_health_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_health_fn fn,
+			     void *arg)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, host_id < 0 ? STORE_SQLITE_HEALTH_ALL : STORE_SQLITE_HEALTH_HOST);
+	int rc, i = 1, stop = 0;
+
+	if (host_id >= 0)
+		sqlite3_bind_int64(st, i++, host_id);
+	sqlite3_bind_int64(st, i++, from);
+	sqlite3_bind_int64(st, i++, to);
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_health h = {
+			.host_id = sqlite3_column_int64(st, 0),
+			.start_ms = sqlite3_column_int64(st, 1),
+			.end_ms = sqlite3_column_int64(st, 2),
+			.health = col_text(st, 3),
+		};
+		stop = fn(arg, &h);
+	}
+	if (stop) {
+		sqlite3_reset(st);
+		return stop;
+	}
+	return finish(st, rc);
+}
+
+int store_sqlite_exits_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_exit_fn fn, void *arg)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, host_id < 0 ? STORE_SQLITE_EXITS_ALL : STORE_SQLITE_EXITS_HOST);
+	int rc, i = 1, stop = 0;
+
+	if (host_id >= 0)
+		sqlite3_bind_int64(st, i++, host_id);
+	sqlite3_bind_int64(st, i++, from);
+	sqlite3_bind_int64(st, i++, to);
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_exit e = {
+			.host_id = sqlite3_column_int64(st, 0),
+			.t_ms = sqlite3_column_int64(st, 1),
+			.ops = col_text(st, 2),
+			.kind = col_text(st, 3),
+			.reason = col_text(st, 4),
+			.message = col_text(st, 5),
+		};
+		stop = fn(arg, &e);
+	}
+	if (stop) {
+		sqlite3_reset(st);
+		return stop;
+	}
+	return finish(st, rc);
+}

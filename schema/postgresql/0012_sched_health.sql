@@ -1,0 +1,19 @@
+-- 0012_sched_health.sql (PostgreSQL): as schema/sqlite/0012 (issue 17): the
+-- report's sched_ext health, per-L3 work conservation and agent cost as one
+-- canonical JSON text in its row (expiring with the raw level), and the
+-- scheduler exits in a table of their own, kept as long as the 1-minute level.
+ALTER TABLE reports ADD COLUMN health TEXT;
+
+CREATE TABLE scx_exits (
+	host_id     BIGINT NOT NULL,
+	t_ms        BIGINT NOT NULL,
+	incarnation TEXT NOT NULL,
+	seq         BIGINT NOT NULL,
+	idx         BIGINT NOT NULL,
+	ops         TEXT NOT NULL,
+	kind        TEXT NOT NULL,
+	reason      TEXT NOT NULL,
+	message     TEXT NOT NULL,
+	PRIMARY KEY (host_id, t_ms, incarnation, seq, idx)
+);
+CREATE INDEX scx_exits_time ON scx_exits (t_ms);
