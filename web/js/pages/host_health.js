@@ -102,13 +102,16 @@ async function drawL3(ctx, p, resp, range, id, signal) {
   ], { caption: 'Work conservation per L3 domain over the range: the part of the runqueue wait of its CPUs during which another CPU of the domain was idle', sort: 'share', dir: 'desc', text: (r) => r.key });
   const panels = shown.map((d, i) => {
     const box = chartBox(`L3 domain CPUs ${d.key}: idle-sibling share of runqueue wait and runqueue latency p50, p99 over time`, 220);
-    return { d, box, lat: lat[i], el: h('figure', { class: 'panel', dataset: { l3: d.key } }, h('figcaption', {}, `CPUs ${d.key} · idle-sibling share ${pct3(d.share)}`), box.box) };
+    // a domain whose CPUs never waited has neither a share nor a latency to draw
+    const blank = !d.points.some((x) => x.y !== null) && !lat[i].some((x) => x.count > 0);
+    return { d, box: blank ? null : box, lat: lat[i], el: h('figure', { class: 'panel', dataset: { l3: d.key } }, h('figcaption', {}, `CPUs ${d.key} · idle-sibling share ${pct3(d.share)}`),
+      blank ? empty('No runqueue wait on these CPUs in this range.') : box.box) };
   });
   fill(p.body, h('div', { class: 'panels' }, panels.map((x) => x.el)),
     domains.length > shown.length ? h('p', { class: 'muted' }, `The ${shown.length} domains with the largest share are drawn; the table lists all ${domains.length}.`) : null,
     h('div', { id: 'health-l3-table' }, table.el));
   table.setRows(domains);
-  for (const { d, box, lat: series } of panels)
+  for (const { d, box, lat: series } of panels.filter((x) => x.box))
     ctx.charts.put(`health:l3:${d.key}`, box.canvas, timeSeriesConfig([
       { label: 'idle-sibling share of wait', points: d.points.filter((x) => x.y !== null), color: '#8b5cf6' },
       { label: 'runqueue p50', points: pointsOf(series, 'p50_ns'), color: '#10b981', axis: 'y2', dash: [4, 3] },
