@@ -23,6 +23,7 @@ import { launch, watch, open, charts, states, screenshot, checker, SHOTS } from 
 import * as fmt from '../../web/js/format.js';
 
 const t = checker();
+const CROWD = 21;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 // A real agent report, if one is given (or shipped as a fixture).
@@ -79,6 +80,13 @@ try {
       await postReport(srv.url, rep);
       posted[h.id].push(rep);
     }
+  }
+  // a crowd of hosts each ejected once, earlier: the fleet list names 20 hosts and counts the rest
+  const crowd = Array.from({ length: CROWD }, (_, i) => healthHost(10 + i, `crowd-${String(i).padStart(2, '0')}`));
+  for (const [i, h] of crowd.entries()) {
+    const rep = healthReport(h, 0, end0 - i * 1000, { legacy: true });
+    rep.sched_ext = { state: 'disabled', ops: null, exits: [{ ops: 'scx_crowd', t_ms: end0 - i * 1000 - 30e3, kind: 'error_bpf', reason: `crowd reason ${i}`, message: '' }] };
+    await postReport(srv.url, rep);
   }
   const vm = vmReport();
   if (vm) await postReport(srv.url, vm);
@@ -201,6 +209,12 @@ try {
   t.ok(mine && mine.text.includes(STALL.reason) && mine.text.includes(STALL.kind) && mine.text.includes(STALL.ops) && /1 ejection/.test(mine.text),
     `the ejected host is flagged with the reason (${mine && mine.text})`);
   t.ok(!items.some((x) => x.host === calm.id || x.host === old.id), 'hosts without an ejection are not flagged');
+  const ejectText = await page.locator('#fleet-health-ejections').textContent();
+  t.ok(items.length === 20 && items[0].host === ejected.id && ejectText.includes(`${CROWD + 1} hosts had a scheduler ejected`) && ejectText.includes(`${CROWD + 1 - 20} more not listed`),
+    `the list names the 20 latest of ${CROWD + 1} ejected hosts and counts the rest (${items.length} listed, first ${items[0] && items[0].host})`);
+  await page.fill('#host-filter', 'crowd-20');
+  t.ok(await page.locator('table.data tbody tr', { hasText: 'crowd-20.example' }).locator('.badge.err').count() === 1, 'the hosts table marks an ejected host the list leaves out');
+  await page.fill('#host-filter', '');
   const badge = page.locator('table.data tbody tr', { hasText: ejected.hostname }).locator('.badge.err');
   t.ok(await badge.count() === 1 && /ejected/.test(await badge.textContent()), 'the hosts table marks the ejected host next to its scheduler');
   t.ok(await page.locator('table.data tbody tr', { hasText: calm.hostname }).locator('.badge.err').count() === 0, 'and not the others');

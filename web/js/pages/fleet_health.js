@@ -82,7 +82,7 @@ export function fleetHealth(ctx) {
       const over = costed.filter((x) => (budgets.agent_cpu_share > 0 && x.agent_cpu_share > budgets.agent_cpu_share) ||
         (budgets.agent_rss_bytes > 0 && x.agent_rss_bytes > budgets.agent_rss_bytes)).length;
       fill(totals,
-        h('dt', {}, 'Hosts'), h('dd', {}, fmt.count(t.hosts ?? costed.length)),
+        h('dt', {}, 'Hosts'), h('dd', {}, `${fmt.count(t.hosts ?? hosts.length)} reporting, ${fmt.count(costed.length)} with figures of their agent's cost`),
         h('dt', {}, 'Agents\' CPU'), h('dd', {}, `${Number((t.agent_cpu_cores ?? 0).toPrecision(3))} cores in total`),
         h('dt', {}, 'Agents\' memory'), h('dd', {}, `${fmt.bytes(t.agent_rss_bytes)} in total`),
         h('dt', {}, 'BPF programs'), h('dd', {}, `${Number((t.bpf_cpu_cores ?? 0).toPrecision(3))} cores in total`),
