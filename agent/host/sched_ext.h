@@ -27,7 +27,8 @@ int sched_ext_watch_sysfs(struct sched_ext_watch **out, const char *root);
 int sched_ext_to_json(const struct sched_ext_state *st, cJSON *report);
 
 /* Collector adding the top-level "sched_ext", with the "transitions" seen
- * during the interval (agent_options.sched_watch). */
+ * during the interval (agent_options.sched_watch) and the health fields
+ * (sched_ext_health.h). */
 extern const struct collector sched_ext_collector;
 
 #endif /* SCHEDIO_AGENT_HOST_SCHED_EXT_H */

@@ -13,7 +13,8 @@
  * ops) is recorded with its time, in a bounded list whose last slot the
  * newest change replaces, so the final state in a report is always the true
  * one; the first reading is the baseline, not a transition. Followers get
- * each change at once, from the thread.
+ * each change at once, from the thread; poll followers (the health counters
+ * of sched_ext_health.c) every poll, changed or not.
  */
 #include "agent/host/sched_ext_watch.h"
 
@@ -44,6 +45,7 @@ struct watch_sample {
 struct follower {
 	sched_ext_watch_change_fn fn;
 	void *arg;
+	bool every_poll; /* called after every poll, not only on a change */
 };
 
 struct sched_ext_watch {
@@ -68,25 +70,28 @@ static int64_t clock_ms(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Reads the state; records it and hands it to the followers if it changed. */
+/* Reads the state; records it if it changed, and hands it to the followers
+ * that want it (every poll, or only a change). */
 static void poll_once(struct sched_ext_watch *w, bool on_uevent)
 {
 	struct watch_sample now = { .t_ms = clock_ms(CLOCK_REALTIME) };
+	bool changed;
 
 	w->cfg.read(w->cfg.arg, now.state, sizeof(now.state), now.ops, sizeof(now.ops));
-	if (!strcmp(now.state, w->last.state) && !strcmp(now.ops, w->last.ops))
-		return;
-	log_debug("sched_ext: %s%s%s (%s)", now.state, now.ops[0] ? " " : "", now.ops,
-		  on_uevent ? "seen on a kernel uevent" : "polled");
-	w->last = now;
-	pthread_mutex_lock(&w->lock);
-	if (w->nseen == WATCH_MAX_TRANSITIONS)
-		w->nseen--; /* keep the latest: it is the state the interval ends in */
-	w->seen[w->nseen++] = now;
-	pthread_mutex_unlock(&w->lock);
+	changed = strcmp(now.state, w->last.state) || strcmp(now.ops, w->last.ops);
+	if (changed) {
+		log_debug("sched_ext: %s%s%s (%s)", now.state, now.ops[0] ? " " : "", now.ops,
+			  on_uevent ? "seen on a kernel uevent" : "polled");
+		w->last = now;
+		pthread_mutex_lock(&w->lock);
+		if (w->nseen == WATCH_MAX_TRANSITIONS)
+			w->nseen--; /* keep the latest: it is the state the interval ends in */
+		w->seen[w->nseen++] = now;
+		pthread_mutex_unlock(&w->lock);
+	}
 	pthread_mutex_lock(&w->follow_lock);
 	for (int i = 0; i < WATCH_MAX_FOLLOWERS; i++)
-		if (w->followers[i].fn)
+		if (w->followers[i].fn && (changed || w->followers[i].every_poll))
 			w->followers[i].fn(w->followers[i].arg, now.state, now.ops);
 	pthread_mutex_unlock(&w->follow_lock);
 }
@@ -196,20 +201,30 @@ int sched_ext_watch_start(struct sched_ext_watch **out, const struct sched_ext_w
 	return 0;
 }
 
-int sched_ext_watch_follow(struct sched_ext_watch *w, sched_ext_watch_change_fn fn, void *arg)
+static int add_follower(struct sched_ext_watch *w, sched_ext_watch_change_fn fn, void *arg, bool every_poll)
 {
 	int err = -ENOSPC;
 
 	pthread_mutex_lock(&w->follow_lock);
 	for (int i = 0; i < WATCH_MAX_FOLLOWERS; i++) {
 		if (!w->followers[i].fn) {
-			w->followers[i] = (struct follower){ fn, arg };
+			w->followers[i] = (struct follower){ fn, arg, every_poll };
 			err = 0;
 			break;
 		}
 	}
 	pthread_mutex_unlock(&w->follow_lock);
 	return err;
+}
+
+int sched_ext_watch_follow(struct sched_ext_watch *w, sched_ext_watch_change_fn fn, void *arg)
+{
+	return add_follower(w, fn, arg, false);
+}
+
+int sched_ext_watch_follow_polls(struct sched_ext_watch *w, sched_ext_watch_change_fn fn, void *arg)
+{
+	return add_follower(w, fn, arg, true);
 }
 
 void sched_ext_watch_unfollow(struct sched_ext_watch *w, sched_ext_watch_change_fn fn, void *arg)

@@ -31,7 +31,9 @@ struct sched_ext_watch_cfg {
 int sched_ext_watch_start(struct sched_ext_watch **out, const struct sched_ext_watch_cfg *cfg);
 /* Hands each later change to fn as well; 0, or -ENOSPC past four followers. */
 int sched_ext_watch_follow(struct sched_ext_watch *w, sched_ext_watch_change_fn fn, void *arg);
-/* Stops handing changes to fn; when it returns, fn is not running and will not be called. */
+/* Hands fn the state after every poll, changed or not; 0, or -ENOSPC past four followers. */
+int sched_ext_watch_follow_polls(struct sched_ext_watch *w, sched_ext_watch_change_fn fn, void *arg);
+/* Stops handing changes (or polls) to fn; when it returns, fn is not running and will not be called. */
 void sched_ext_watch_unfollow(struct sched_ext_watch *w, sched_ext_watch_change_fn fn, void *arg);
 /* True while kernel uevents wake the watcher (it then polls only every uevent_period_ms). */
 bool sched_ext_watch_on_uevents(struct sched_ext_watch *w);

@@ -182,6 +182,20 @@ if [ "${CHECK_KALLSYMS:-0}" = 1 ]; then
 	else
 		ok "(e) the agent under the unit sees ext_sched_class in /proc/kallsyms (kernel.kptr_restrict=$(cat /proc/sys/kernel/kptr_restrict)): per-sample scheduler split"
 	fi
+	# (f) the kernel log: /dev/kmsg readable (sched_ext exit reasons), the rest shut
+	if journal | grep -q 'kernel log is unreadable'; then
+		fail "(f) the agent under the unit cannot read /dev/kmsg: $(journal | grep -m1 -o 'kernel log is unreadable.*')"
+	elif ! journal | grep -q 'sched_ext: scheduler exits from the kernel log'; then
+		fail "(f) the agent under the unit did not say it reads the kernel log (no 'sched_ext: scheduler exits from the kernel log')"
+	else
+		ok "(f) the agent under the unit reads /dev/kmsg (kernel.dmesg_restrict=$(cat /proc/sys/kernel/dmesg_restrict)): $(journal | grep -m1 -o 'sched_ext: scheduler exits from the kernel log.*')"
+	fi
+	props=$(systemctl show -p DeviceAllow -p InaccessiblePaths -p BindReadOnlyPaths -p SystemCallFilter schedio-agent | tr '\n' ' ')
+	if [[ $props == *"/dev/kmsg r"* ]] && [[ $props == *"/proc/kmsg"* ]]; then
+		ok "(f) the unit allows /dev/kmsg for reading only and hides /proc/kmsg"
+	else
+		fail "(f) the unit's kernel log settings: $props"
+	fi
 fi
 
 echo "journal of schedio-agent:"
