@@ -46,7 +46,9 @@ export function healthReport(h, k, end, { ejected = false, legacy = false } = {}
       sx.ops = 'scx_simple';
     }
     // the kernel's counters while a scheduler ran (absent otherwise)
-    sx.events = { select_cpu_fallback: 10 * (k + 1), dispatch_keep_last: 7, dispatch_local_dsq_offline: 0, enq_skip_exiting: k === SWITCH_K ? 3 : 0 };
+    sx.events = { select_cpu_fallback: 10 * (k + 1), dispatch_keep_last: 7, dispatch_local_dsq_offline: 0, enq_skip_exiting: k === SWITCH_K ? 3 : 0,
+      // the kernel counts bypass time in ns: 250 ms when the watchdog threw `broken` out
+      bypass_duration: k === SWITCH_K ? 250e6 : 0 };
   }
   r.sched_ext = { ...r.sched_ext, ...sx };
   // domain 1 leaves a CPU idle while tasks wait while a sched_ext scheduler runs

@@ -46,10 +46,11 @@ t.ok(exitKind('unreg_kern').ejected, 'the kernel unregistering a scheduler is on
 t.ok(!exitKind('unknown').ejected && /something_new/.test(exitKind('something_new').text), 'unknown kinds are not counted as ejections (as the server counts) and are shown by name');
 
 // counters: 12 events over a 4 s interval is 3/s
-const ev = eventSeries([pt(0, 4, { events: { x: 12, y: 0 }, nr_rejected: 2 }), pt(4, 6, { events: { x: 1 } })]);
+const ev = eventSeries([pt(0, 4, { events: { x: 12, y: 0, bypass_duration: 4e9 }, nr_rejected: 2 }), pt(4, 6, { events: { x: 1 } })]);
 const x = ev.find((s) => s.name === 'x');
 t.ok(x.total === 13 && x.points[0].y === 3 && x.points[1].y === 0.5 && x.points[0].x === 4 * S, `rates per interval at its end (${JSON.stringify(x.points)})`);
-t.ok(ev[0].name === 'x' && ev.find((s) => s.name === 'nr_rejected').total === 2 && ev.at(-1).name === 'y', `busiest first, nr_rejected counted (${ev.map((s) => s.name)})`);
+t.ok(ev[0].name === 'x' && ev.find((s) => s.name === 'nr_rejected').total === 2 && ev.at(-2).name === 'y', `busiest first, nr_rejected counted (${ev.map((s) => s.name)})`);
+t.ok(ev.at(-1).name === 'bypass_duration' && ev.at(-1).duration && !x.duration && ev.at(-1).points[0].y === 1e9, 'a *_duration counter is time: last, and in ns per second');
 
 // L3: 25 ms of 100 ms is 25%, an interval without wait has no share
 const l3 = l3Series([pt(0, 10, { l3: [{ cpus: [0, 1], wait_ns: 100e6, waits: 10, idle_sibling_wait_ns: 25e6, idle_sibling_waits: 2 }] }),

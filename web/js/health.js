@@ -127,15 +127,19 @@ export function timeline(resp, from, to) {
 
 const secs = (p) => Math.max(0.001, (p.end_ms - p.start_ms) / 1000);
 
+// Counters the kernel keeps in ns rather than as a number of events
+// (SCX_EV_BYPASS_DURATION): shown as time, on their own axis.
+export const isDuration = (name) => name.endsWith('_duration');
+
 // The event counters: per name its rate per interval (per second, at the
 // interval's end) and its total over the range; nr_rejected as one more.
-// Returns [{name, points: [{x, y}], total}] with the busiest first.
+// Returns [{name, points: [{x, y}], total, duration}] with the busiest first.
 export function eventSeries(points) {
   const byName = new Map();
   const add = (name, p, v) => {
     if (!Number.isFinite(v)) return;
     let s = byName.get(name);
-    if (!s) byName.set(name, (s = { name, points: [], total: 0 }));
+    if (!s) byName.set(name, (s = { name, points: [], total: 0, duration: isDuration(name) }));
     s.points.push({ x: p.end_ms, y: v / secs(p) });
     s.total += v;
   };
@@ -143,7 +147,8 @@ export function eventSeries(points) {
     for (const [name, v] of Object.entries(p.events || {})) add(name, p, v);
     if (p.nr_rejected !== undefined && p.nr_rejected !== null) add('nr_rejected', p, p.nr_rejected);
   }
-  return [...byName.values()].sort((a, b) => b.total - a.total || a.name.localeCompare(b.name));
+  // counts before durations (ns would outrank every count), then the busiest first
+  return [...byName.values()].sort((a, b) => a.duration - b.duration || b.total - a.total || a.name.localeCompare(b.name));
 }
 
 // Work conservation per L3 domain: per interval the share (%) of the

@@ -67,18 +67,24 @@ function drawEvents(ctx, p, resp, range) {
     ctx.charts.drop('health:events');
     return fill(p.body, empty('No sched_ext event counters in this range: no scheduler ran, or the kernel has no events file.'));
   }
-  const busy = series.filter((s) => s.total > 0).slice(0, MAX_EVENT_LINES);
-  const box = chartBox(`sched_ext event counters per second over time: ${busy.map((s) => s.name).join(', ')}`, 220);
+  const busy = series.filter((s) => s.total > 0 && !s.duration).slice(0, MAX_EVENT_LINES);
+  const times = series.filter((s) => s.total > 0 && s.duration);
+  const drawn = [...busy, ...times];
+  const box = chartBox(`sched_ext event counters per second over time: ${busy.map((s) => s.name).join(', ')}${times.length ? `; time per second (right axis): ${times.map((s) => s.name).join(', ')}` : ''}`, 220);
+  const nsPerSec = (v) => `${fmt.ns(v)}/s`;
   const table = h('div', { class: 'table-wrap' }, h('table', { class: 'data compact', id: 'health-events-table' },
-    h('caption', {}, 'sched_ext event counters over the range (the kernel\'s counts; nr_rejected: tasks the scheduler refused)'),
+    h('caption', {}, 'sched_ext event counters over the range (the kernel\'s counts, and time for a *_duration counter; nr_rejected: tasks the scheduler refused)'),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Counter'), h('th', { scope: 'col', class: 'num' }, 'Total'),
       h('th', { scope: 'col', class: 'num' }, 'Peak rate'))),
     h('tbody', {}, series.map((s) => h('tr', { dataset: { event: s.name } }, h('td', { class: 'mono' }, s.name),
-      h('td', { class: 'num' }, fmt.count(s.total)), h('td', { class: 'num' }, perSec(Math.max(...s.points.map((x) => x.y)))))))));
-  fill(p.body, busy.length ? box.box : h('p', { class: 'muted', role: 'status' }, `All ${series.length} counters stayed at zero in this range.`), table);
-  if (busy.length)
-    ctx.charts.put('health:events', box.canvas, timeSeriesConfig(busy.map((s) => ({ label: s.name, points: s.points })),
-      { ...range, format: perSec, min: 0, yTitle: 'events per second' }));
+      h('td', { class: 'num' }, s.duration ? fmt.ns(s.total) : fmt.count(s.total)),
+      h('td', { class: 'num' }, (s.duration ? nsPerSec : perSec)(Math.max(...s.points.map((x) => x.y)))))))));
+  fill(p.body, drawn.length ? box.box : h('p', { class: 'muted', role: 'status' }, `All ${series.length} counters stayed at zero in this range.`), table);
+  if (drawn.length)
+    ctx.charts.put('health:events', box.canvas, timeSeriesConfig([
+      ...busy.map((s) => ({ label: s.name, points: s.points })),
+      ...times.map((s, i) => ({ label: `${s.name} (time)`, points: s.points, axis: 'y2', dash: [4, 3], color: ['#64748b', '#84cc16'][i % 2] })),
+    ], { ...range, format: perSec, min: 0, yTitle: 'events per second', y2: times.length ? { format: nsPerSec } : undefined }));
   else ctx.charts.drop('health:events');
 }
 
