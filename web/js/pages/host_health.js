@@ -97,7 +97,10 @@ async function drawL3(ctx, p, resp, range, id, signal) {
     return fill(p.body, empty('No work-conservation figures in this range (the agent did not report idle-sibling wait per L3 domain).'));
   const shown = [...domains].sort((a, b) => (b.share ?? -1) - (a.share ?? -1)).slice(0, MAX_L3_PANELS);
   const lat = await Promise.all(shown.map((d) => api.hostRunqlat(id, { from: range.from, to: range.to, cpu: d.key }, signal)
-    .then((r) => r.series || [], (err) => { if (err.name === 'AbortError') throw err; return []; })));
+    .then((r) => r.series || [], (err) => {
+      if (err.name === 'AbortError') throw err;
+      return Object.assign([], { error: err.message || String(err) }); // the share is still drawn, the caption says why the latency is not
+    })));
   const table = dataTable([
     { key: 'key', label: 'L3 domain (CPUs)', value: (r) => r.cpus[0], render: (r) => r.key },
     { key: 'share', label: 'Idle-sibling share', num: true, render: (r) => pct3(r.share) },
@@ -110,7 +113,8 @@ async function drawL3(ctx, p, resp, range, id, signal) {
     const box = chartBox(`L3 domain CPUs ${d.key}: idle-sibling share of runqueue wait and runqueue latency p50, p99 over time`, 220);
     // a domain whose CPUs never waited has neither a share nor a latency to draw
     const blank = !d.points.some((x) => x.y !== null) && !lat[i].some((x) => x.count > 0);
-    return { d, box: blank ? null : box, lat: lat[i], el: h('figure', { class: 'panel', dataset: { l3: d.key } }, h('figcaption', {}, `CPUs ${d.key} · idle-sibling share ${pct3(d.share)}`),
+    return { d, box: blank ? null : box, lat: lat[i], el: h('figure', { class: 'panel', dataset: { l3: d.key } }, h('figcaption', {}, `CPUs ${d.key} · idle-sibling share ${pct3(d.share)}`,
+        lat[i].error ? h('span', { class: 'state-error', role: 'alert' }, ` (runqueue latency could not be loaded: ${lat[i].error})`) : null),
       blank ? empty('No runqueue wait on these CPUs in this range.') : box.box) };
   });
   fill(p.body, h('div', { class: 'panels' }, panels.map((x) => x.el)),
