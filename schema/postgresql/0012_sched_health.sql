@@ -2,9 +2,11 @@
 -- report's sched_ext health, per-L3 work conservation and agent cost as one
 -- canonical JSON text in its row (expiring with the raw level), and the
 -- scheduler exits in a table of their own, kept as long as the 1-minute level.
-ALTER TABLE reports ADD COLUMN health TEXT;
+-- IF NOT EXISTS: a database taken back to an older version by hand (tests
+-- re-run 0010 and 0011) migrates again.
+ALTER TABLE reports ADD COLUMN IF NOT EXISTS health TEXT;
 
-CREATE TABLE scx_exits (
+CREATE TABLE IF NOT EXISTS scx_exits (
 	host_id     BIGINT NOT NULL,
 	t_ms        BIGINT NOT NULL,
 	incarnation TEXT NOT NULL,
@@ -16,4 +18,4 @@ CREATE TABLE scx_exits (
 	message     TEXT NOT NULL,
 	PRIMARY KEY (host_id, t_ms, incarnation, seq, idx)
 );
-CREATE INDEX scx_exits_time ON scx_exits (t_ms);
+CREATE INDEX IF NOT EXISTS scx_exits_time ON scx_exits (t_ms);

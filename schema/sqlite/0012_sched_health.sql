@@ -8,9 +8,11 @@
 -- keeping longer: their own table, expired with the 1-minute level's
 -- retention. Only a newly stored report adds its exits, so a resend adds
 -- none; the key is the report's (host, incarnation, seq) and the exit's place in it.
+-- IF NOT EXISTS: a database taken back to an older version by hand (tests
+-- re-run 0010 and 0011, whose rebuild of reports drops health) migrates again.
 ALTER TABLE reports ADD COLUMN health TEXT;
 
-CREATE TABLE scx_exits (
+CREATE TABLE IF NOT EXISTS scx_exits (
 	host_id     INTEGER NOT NULL,  -- hosts.id
 	t_ms        INTEGER NOT NULL,  -- when the kernel reported the exit (unix ms)
 	incarnation TEXT NOT NULL,     -- of the report that carried it

@@ -39,7 +39,8 @@ static enum MHD_Result answer(struct http_request *req, struct ingest_job *job)
 		if (job->result == STORE_STORED && job->rep.agent_restarted)
 			atomic_fetch_add(&s->agent_restarts, 1);
 		if (job->result == STORE_STORED)
-			health_stats_add(job->rep.machine_id, job->rep.health_json, job->rep.exits_json);
+			health_stats_add(job->rep.machine_id, job->rep.start_ms, job->rep.health_json,
+					 job->rep.exits_json);
 		doc = cJSON_CreateObject();
 		if (doc) {
 			cJSON_AddBoolToObject(doc, "duplicate", job->result == STORE_DUPLICATE);

@@ -147,7 +147,10 @@ static int add_point(void *arg, const struct store_health *h)
 	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++)
 		if ((it = cJSON_DetachItemFromObjectCaseSensitive(doc, moved[i])))
 			cJSON_AddItemToObject(pt, moved[i], it);
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "schedulers")) merge_sched(c, it);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "schedulers"))
+	{
+		merge_sched(c, it);
+	}
 	agent = cJSON_GetObjectItemCaseSensitive(doc, "agent");
 	if (agent) {
 		const cJSON *bpf = cJSON_GetObjectItemCaseSensitive(agent, "bpf");
@@ -161,7 +164,9 @@ static int add_point(void *arg, const struct store_health *h)
 			int64_t cnt = 0, time = 0;
 
 			cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(bpf, "programs"))
-			    add_prog(c, it, &cnt, &time);
+			{
+				add_prog(c, it, &cnt, &time);
+			}
 			cJSON_AddNumberToObject(out, "bpf_run_time_ns", (double)time);
 			cJSON_AddNumberToObject(out, "bpf_run_cnt", (double)cnt);
 		}
@@ -353,8 +358,10 @@ static int fleet_report(void *arg, const struct store_health *h)
 
 		f->has_bpf = true;
 		f->bpf_wall_ms += h->end_ms - h->start_ms;
-		cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(it, "programs")) f->bpf_ns +=
-		    int_of(p, "run_time_ns", 0);
+		cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(it, "programs"))
+		{
+			f->bpf_ns += int_of(p, "run_time_ns", 0);
+		}
 	}
 	cJSON_Delete(doc);
 	return 0;

@@ -41,7 +41,7 @@ struct host {
 	char *id;
 	bool has_rejected, has_exits, has_cpu, has_rss;
 	uint64_t rejected, cpu_ns, exits[NKINDS];
-	int64_t rss;
+	int64_t rss, rss_t; /* rss_t: start_ms of the report rss is from */
 	struct names events, progs;
 	struct l3_sum *l3;
 	size_t nl3;
@@ -119,7 +119,7 @@ static uint64_t count_of(const cJSON *o, const char *name)
 	return cJSON_IsNumber(it) && it->valuedouble > 0 ? (uint64_t)it->valuedouble : 0;
 }
 
-static void add_health(struct host *h, const cJSON *doc)
+static void add_health(struct host *h, int64_t start_ms, const cJSON *doc)
 {
 	const cJSON *it, *agent = cJSON_GetObjectItemCaseSensitive(doc, "agent");
 	const cJSON *progs =
@@ -142,9 +142,10 @@ static void add_health(struct host *h, const cJSON *doc)
 		h->has_cpu = true;
 		h->cpu_ns += count_of(agent, "cpu_ns");
 	}
-	if (cJSON_GetObjectItemCaseSensitive(agent, "rss_bytes")) {
+	if (cJSON_GetObjectItemCaseSensitive(agent, "rss_bytes") && (!h->has_rss || start_ms >= h->rss_t)) {
 		h->has_rss = true;
 		h->rss = (int64_t)count_of(agent, "rss_bytes");
+		h->rss_t = start_ms;
 	}
 	cJSON_ArrayForEach(it, progs)
 	{
@@ -173,7 +174,7 @@ static void add_health(struct host *h, const cJSON *doc)
 	}
 }
 
-void health_stats_add(const char *machine_id, const char *health_json, const char *exits_json)
+void health_stats_add(const char *machine_id, int64_t start_ms, const char *health_json, const char *exits_json)
 {
 	cJSON *doc = health_json ? cJSON_Parse(health_json) : NULL;
 	cJSON *exits = exits_json ? cJSON_Parse(exits_json) : NULL, *it;
@@ -188,7 +189,7 @@ void health_stats_add(const char *machine_id, const char *health_json, const cha
 		exits = NULL;
 	}
 	if (h && doc)
-		add_health(h, doc);
+		add_health(h, start_ms, doc);
 	cJSON_ArrayForEach(it, exits)
 	{
 		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(it, "kind");

@@ -8,12 +8,14 @@
 #define SCHEDIO_SERVER_INGEST_HEALTH_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Hosts tracked at most (later ones are left out of these families). */
 #define HEALTH_STATS_MAX_HOSTS 5000
 
-/* Adds one stored report's health_json and exits_json (either may be NULL) to its host's counters. */
-void health_stats_add(const char *machine_id, const char *health_json, const char *exits_json);
+/* Adds one stored report's health_json and exits_json (either may be NULL) to its host's counters;
+ * the RSS gauge follows the report with the latest start_ms (a replayed older report does not move it back). */
+void health_stats_add(const char *machine_id, int64_t start_ms, const char *health_json, const char *exits_json);
 /* Writes the Prometheus text of every family that has samples, through out(arg, text, len). */
 void health_stats_write(void (*out)(void *arg, const char *text, size_t len), void *arg);
 /* Forgets every counter (tests). */

@@ -2,12 +2,16 @@
  * out of an agent report: the JSON report itself (report_parse, with its
  * arena allocator), the blobs it encodes (decoded back and merged, as the
  * rollups and queries do, and the split by scheduler adding up to the whole
- * host), and the raw bytes as a stored blob (a corrupt database row must
- * decode to an error, never a crash). */
+ * host), the issue-17 health and exits (valid JSON, counted into the
+ * /metrics counters as ingest does), and the raw bytes as a stored blob (a
+ * corrupt database row must decode to an error, never a crash). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "server/ingest/health_stats.h"
 #include "server/series/iocost_set.h"
 #include "server/ingest/report_parse.h"
 #include "server/series/runqlat_set.h"
@@ -44,6 +48,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (rep.has_iocost && iocost_set_add_blob(&io, rep.iocost.p, rep.iocost.len))
 			abort();
+		for (int k = 0; k < 2; k++) {
+			const char *text = k ? rep.exits_json : rep.health_json;
+			cJSON *doc = text ? cJSON_Parse(text) : NULL;
+
+			if (text && !doc)
+				abort(); /* what we store must be JSON the queries can read */
+			cJSON_Delete(doc);
+		}
+		health_stats_add(rep.machine_id, rep.start_ms, rep.health_json, rep.exits_json);
+		health_stats_reset();
 	}
 	report_free(&rep);
 	runqlat_set_add_blob(&rs, data, size, NULL, NULL);

@@ -9,10 +9,12 @@ counters that grow over two posts and count a resent report once; malformed
 fields are a 400 naming the field and store nothing; reports without the
 fields are taken as before."""
 import copy
+import json
+import os
 import re
 import unittest
 
-from harness import Server, main
+from harness import SOURCE, Server, is_pg, main, query, wait_for
 from report_factory import body, now_ms, report
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -30,6 +32,7 @@ def healthy(host, seq, start, cpu_ns, rss, events, l3, progs, schedulers=None, e
                  sched={"state": "enabled", "ops": "fifo"})
     rep["sched_ext"].update({"enable_seq": enable_seq, "nr_rejected": nr_rejected, "events": events,
                              "schedulers": schedulers or [], "exits": exits or []})
+    rep["host"]["l3_domains"] = [{"cpus": cpus, "size_kb": 32768} for cpus, *_ in l3]
     rep["runqlat"]["l3_domains"] = [
         {"cpus": cpus, "wait_ns": w, "waits": n, "idle_sibling_wait_ns": iw, "idle_sibling_waits": iwn}
         for cpus, w, n, iw, iwn in l3]
@@ -153,6 +156,20 @@ class Health(unittest.TestCase):
             # The exit alone falls in this range (its report started before it): still an ejection of h1.
             late = s.get_json(f"/api/v1/fleet/health?from={b + 15000}&to={b + 16000}")
             self.assertEqual([(h["host_id"], h["ejections"]) for h in late["hosts"]], [("h1", 1)])
+
+    def test_reports_match_the_documented_schema(self):
+        try:
+            import jsonschema  # not in the standard library: checked where installed
+        except ImportError:
+            self.skipTest("python3-jsonschema is not installed")
+        with open(os.path.join(SOURCE, "schema", "report.schema.json")) as f:
+            schema = json.load(f)
+        for rep in (self.r1, self.r2):
+            jsonschema.validate(rep, schema, cls=jsonschema.Draft202012Validator)
+        bad = copy.deepcopy(self.r2)
+        bad["sched_ext"]["exits"][0]["kind"] = "crashed"
+        with self.assertRaises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema, cls=jsonschema.Draft202012Validator)
 
     def test_errors_bad_range_and_unknown_host(self):
         with Server("--open-ingest") as s:
@@ -284,6 +301,43 @@ class Health(unittest.TestCase):
             self.assertEqual(s.metric("schedio_reports_rejected_total{reason=\"invalid\"}"), len(cases))
             # The same report without the mistakes is taken.
             self.assertEqual(post(s, self.r1).status, 200)
+
+    def test_health_expires_with_raw_reports_and_exits_with_minutes(self):
+        hour = 3600000
+        with Server("--open-ingest", "--retain-raw", "1h", "--retain-minute", "3h") as s:
+            for seq, age in ((1, 5 * hour), (2, 2 * hour)):
+                rep = copy.deepcopy(self.r2)
+                rep["seq"] = seq
+                start = now_ms() - age
+                rep["interval"] = {"start_ms": start, "end_ms": start + INTERVAL}
+                for i, x in enumerate(rep["sched_ext"]["exits"]):
+                    x["t_ms"] = start + 1000 + i
+                self.assertEqual(post(s, rep).status, 200)
+            q = f"/api/v1/hosts/h1/health?from={now_ms() - 6 * hour}&to={now_ms()}"
+            self.assertEqual(len(s.get_json(q)["points"]), 2)
+            # Past raw retention the points go; exits stay for the minute level's 3 h.
+            wait_for(lambda: s.get_json(q)["points"] == [] and len(s.get_json(q)["exits"]) == 2,
+                     what="raw expiry")
+            got = s.get_json(q)["exits"]
+            self.assertTrue(all(now_ms() - x["t_ms"] < 3 * hour for x in got), got)
+
+    def test_a_database_from_before_0012_keeps_working(self):
+        b = self.base
+        with Server("--open-ingest") as s:
+            old = report("h1", 1, start_ms=b - INTERVAL, interval_ms=INTERVAL, cgroups=1, disks=0)
+            self.assertEqual(post(s, old).status, 200)
+            s.stop()
+            # Back to schema 11, as a server before this change left it.
+            query(s.db, "DROP TABLE scx_exits")
+            query(s.db, "ALTER TABLE reports DROP COLUMN health")
+            query(s.db, "DELETE FROM schema_version WHERE version > 11" if is_pg(s.db) else "PRAGMA user_version = 11")
+            s.start()
+            self.assertEqual(post(s, self.r2).status, 200)
+            got = s.get_json(f"/api/v1/hosts/h1/health?from={b - 60000}&to={b + 60000}")
+            self.assertEqual([sorted(p) for p in got["points"]],
+                             [["end_ms", "start_ms"], ["agent", "end_ms", "events", "l3", "nr_rejected", "start_ms"]])
+            self.assertEqual(len(got["exits"]), 2)
+            self.assertEqual([x["seq"] for x in s.get_json("/api/v1/hosts/h1/reports?from=0")["reports"]], [1, 2])
 
 
 if __name__ == "__main__":
