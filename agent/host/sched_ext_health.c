@@ -82,6 +82,7 @@ struct sched_ext_health {
 	/* the scheduler in force at the last poll */
 	bool loaded;
 	struct sched_entry cur;
+	bool cur_unlogged;  /* seen in sysfs before its "enabled" record was read */
 	uint64_t gen;       /* bumped for every new scheduler instance seen */
 	int64_t enable_seq; /* at the last poll; -1 without the file */
 	int64_t seq_base;   /* the enable_seq of the newest enable accounted for; -1: none yet */
@@ -187,6 +188,7 @@ static void new_instance(struct sched_ext_health *h, const char *ops, int64_t se
 	if (h->loaded)
 		scheduler_gone(h, t_ms);
 	memset(&h->cur, 0, sizeof(h->cur));
+	h->cur_unlogged = false;
 	snprintf(h->cur.ops, sizeof(h->cur.ops), "%s", ops);
 	h->cur.enable_seq = seq;
 	h->cur.first_ms = t_ms;
@@ -269,6 +271,12 @@ static void on_kmsg(struct sched_ext_health *h, const char *rec, size_t len, int
 	t_ms = (int64_t)(r.ts_us / 1000) + mono_to_wall_ms;
 	switch (kmsg_parse_scx_line(r.text, r.text_len, &line)) {
 	case KMSG_SCX_ENABLED:
+		/* a poll between the kernel's switch to "enabled" and this record
+		 * already saw the scheduler: the record is its start, not another one */
+		if (h->loaded && h->cur_unlogged && !strcmp(h->cur.ops, line.ops)) {
+			h->cur_unlogged = false;
+			break;
+		}
 		new_instance(h, line.ops, h->seq_base >= 0 ? h->seq_base + 1 : -1, t_ms, line.partial);
 		break;
 	case KMSG_SCX_DISABLED:
@@ -323,13 +331,14 @@ static void poll_locked(struct sched_ext_health *h, int64_t now_ms)
 	/* A new instance: another name, or enable_seq past the one in force.
 	 * Read right after the kernel's "enabled", enable_seq may not count it
 	 * yet: the instance's own is then the next one. */
-	if (loaded && (!h->loaded || strcmp(st.ops, h->cur.ops) || seq > h->cur.enable_seq))
-		new_instance(h, st.ops,
-			     seq < 0                           ? -1
-			     : (baseline || seq > h->seq_base) ? seq
-							       : h->seq_base + 1,
-			     now_ms, false);
-	else if (!loaded && h->loaded)
+	if (loaded && (!h->loaded || strcmp(st.ops, h->cur.ops) || seq > h->cur.enable_seq)) {
+		int64_t own = seq;
+
+		if (seq >= 0 && !baseline && seq <= h->seq_base)
+			own = h->seq_base + 1;
+		new_instance(h, st.ops, own, now_ms, false);
+		h->cur_unlogged = !baseline;
+	} else if (!loaded && h->loaded)
 		scheduler_gone(h, now_ms);
 	h->loaded = loaded;
 	if (seq > h->seq_base)

@@ -280,6 +280,36 @@ static void test_health_reads_records_from_the_log_device(void **state)
 	sched_ext_health_close(h);
 }
 
+static void test_health_poll_before_the_enabled_record(void **state)
+{
+	struct tree *t = *state;
+	struct sched_ext_health *h;
+	cJSON *o, *s;
+
+	assert_int_equal(sched_ext_health_open(&h, t->root, NULL), 0);
+	/* the state reads "enabled" a moment before the kernel logs it */
+	load(t, "scx_fifo\n", "4\n", "SCX_EV_SELECT_CPU_FALLBACK 1\n");
+	sched_ext_health_poll(h, 2000);
+	rec(h, "6,410,2001000,-;sched_ext: BPF scheduler \"scx_fifo\" enabled\n");
+	put(t, "enable_seq", "5\n");
+	sched_ext_health_poll(h, 3000);
+	/* then a real reload of the same scheduler, between two polls */
+	rec(h, "6,411,3500000,-;sched_ext: BPF scheduler \"scx_fifo\" disabled (unregistered from user space)\n");
+	rec(h, "6,412,3600000,-;sched_ext: BPF scheduler \"scx_fifo\" enabled\n");
+	put(t, "enable_seq", "6\n");
+	sched_ext_health_poll(h, 4000);
+	o = take(h, 5000);
+	s = cJSON_GetObjectItem(o, "schedulers");
+	assert_int_equal(cJSON_GetArraySize(s), 2);
+	assert_int_equal(num(cJSON_GetArrayItem(s, 0), "enable_seq"), 5);
+	assert_int_equal(num(cJSON_GetArrayItem(s, 0), "last_ms"), 3500);
+	assert_int_equal(num(cJSON_GetArrayItem(s, 1), "enable_seq"), 6);
+	assert_int_equal(num(cJSON_GetArrayItem(s, 1), "first_ms"), 3600);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(o, "exits")), 1);
+	cJSON_Delete(o);
+	sched_ext_health_close(h);
+}
+
 static void test_health_baseline_and_next_interval(void **state)
 {
 	struct tree *t = *state;
@@ -383,6 +413,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_health_two_schedulers_in_one_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_from_the_kernel_log_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_reads_records_from_the_log_device, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_health_poll_before_the_enabled_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_baseline_and_next_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_without_kmsg_exits_are_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_message_must_follow_its_record, setup, teardown),
