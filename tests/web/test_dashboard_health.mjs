@@ -12,7 +12,8 @@
 //
 // SCHEDIO_HEALTH_REPORT=path (or tests/web/fixtures/report_health_vm.json when
 // present): a real agent report from the sid VM (a scheduler ejected by the
-// watchdog) is posted too, and its ejection must show on its host page.
+// watchdog), its times moved to the last minutes, is posted too, and its
+// ejection must show on its host page.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -36,8 +37,22 @@ function vmReport() {
   }
   let buf = fs.readFileSync(file);
   if (buf[0] === 0x1f && buf[1] === 0x8b) buf = zlib.gunzipSync(buf);
-  console.log(`# real VM report: ${file}`);
-  return JSON.parse(buf.toString('utf8'));
+  const rep = JSON.parse(buf.toString('utf8'));
+  // moved to end a minute ago, every time in it by the same amount: the
+  // server keeps raw reports 48 h, and the fixture's times are fixed
+  const delta = Date.now() - 60e3 - rep.interval.end_ms;
+  shiftTimes(rep, delta);
+  console.log(`# real VM report: ${file} (times moved by ${(delta / 3600e3).toFixed(1)} h)`);
+  return rep;
+}
+
+function shiftTimes(v, delta) {
+  if (Array.isArray(v)) for (const x of v) shiftTimes(x, delta);
+  else if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) {
+      if (/_ms$/.test(k) && typeof x === 'number' && x > 1e12) v[k] = x + delta;
+      else shiftTimes(x, delta);
+    }
 }
 
 // The percentage as the page writes it (three significant digits).
