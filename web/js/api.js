@@ -53,6 +53,10 @@ export const host = (id, signal) => getJson(`/api/v1/hosts/${enc(id)}`, null, si
 export const hostRunqlat = (id, params, signal) => getJson(`/api/v1/hosts/${enc(id)}/runqlat`, params, signal);
 export const hostIocost = (id, params, signal) => getJson(`/api/v1/hosts/${enc(id)}/iocost`, params, signal);
 export const fleetRunqlat = (params, signal) => getJson('/api/v1/fleet/runqlat', params, signal);
+// Issue 17: sched_ext health, work conservation per L3 domain and the agent's
+// own cost over a range (params: {from, to}; the server's default is the last hour).
+export const hostHealth = (id, params, signal) => getJson(`/api/v1/hosts/${enc(id)}/health`, params, signal);
+export const fleetHealth = (params, signal) => getJson('/api/v1/fleet/health', params, signal);
 // params: {q, limit, offset}; answers {models, total, next_offset} (next_offset null on the last page).
 export const ssdModels = (params, signal) => getJson('/api/v1/ssd/models', params, signal);
 export const ssdModel = (id, fwrev, signal) => getJson(`/api/v1/ssd/models/${enc(id)}`, { fwrev }, signal);

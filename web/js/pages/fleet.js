@@ -3,11 +3,16 @@
 // scheduler or kernel side by side on one scale (the scheduler experiment
 // view), and every host in a sortable, filterable table with its iocost
 // status per disk. Filter and sort live in the URL like the time range.
+// Above the table, the hosts whose sched_ext scheduler was ejected in the
+// range, and under it what the agents themselves cost (issue 17,
+// fleet_health.js).
 import * as api from '../api.js';
 import * as fmt from '../format.js';
 import { h, fill, loading, empty, failure, section, chartBox } from '../dom.js';
 import { dataTable } from '../table.js';
 import { timeSeriesConfig, pointsOf } from '../charts/timeseries.js';
+import { fleetHealth } from './fleet_health.js';
+import { exitKind } from '../health.js';
 
 const PCTS = [['p50_ns', 'p50', '#10b981'], ['p99_ns', 'p99', '#f59e0b'], ['p999_ns', 'p99.9', '#ef4444']];
 
@@ -68,10 +73,19 @@ export function mount(ctx) {
 
   const filter = h('input', { type: 'search', id: 'host-filter', placeholder: 'Filter by hostname, kernel, scheduler, disk…', 'aria-label': 'Filter hosts', value: p.get('q') || '' });
   const hostsSec = section('Hosts', filter);
+  const health = fleetHealth(ctx);
+  // a host whose scheduler was ejected in the range says so next to its scheduler
+  const ejectedBadge = (r) => {
+    const n = health.ejections(r.id);
+    if (!n) return null;
+    const e = health.lastExit(r.id);
+    const why = e ? `${e.ops}: ${exitKind(e.kind).text} (${e.reason || 'no reason given'})` : '';
+    return [' ', h('span', { class: 'badge err', title: why }, `ejected ×${n}`, h('span', { class: 'sr-only' }, why ? ` — ${why}` : ''))];
+  };
   const table = dataTable([
     { key: 'hostname', label: 'Host', render: (r) => h('a', { href: `/host?id=${encodeURIComponent(r.id)}` }, r.hostname || r.id) },
     { key: 'kernel', label: 'Kernel' },
-    { key: 'sched', label: 'Scheduler', value: (r) => schedulerOf(r), render: (r) => schedulerOf(r) },
+    { key: 'sched', label: 'Scheduler', value: (r) => schedulerOf(r), render: (r) => h('span', {}, schedulerOf(r), ejectedBadge(r)) },
     { key: 'p50', label: 'p50 (5 min)', num: true, value: (r) => r.runqlat && r.runqlat.p50_ns, render: (r) => fmt.ns(r.runqlat && r.runqlat.p50_ns) },
     { key: 'p99', label: 'p99 (5 min)', num: true, value: (r) => r.runqlat && r.runqlat.p99_ns, render: (r) => fmt.ns(r.runqlat && r.runqlat.p99_ns) },
     { key: 'disks', label: 'Disks and iocost', value: (r) => (r.disks || []).map((d) => d.recommendation || '').join(), render: diskBadges },
@@ -90,14 +104,18 @@ export function mount(ctx) {
     ctx.setParams({ q: filter.value });
   });
 
-  fill(ctx.root, h('h1', {}, 'Fleet'), summary, fleet.el, split.el, hostsSec.el);
+  // the ejections come before the hosts table, the agents' cost (a table too) after it
+  fill(ctx.root, h('h1', {}, 'Fleet'), summary, fleet.el, split.el, health.ejectSec.el, hostsSec.el, health.costSec.el);
+  fill(health.ejectSec.body, loading('ejections'));
+  fill(health.costSec.body, loading('agent cost'));
   fill(fleet.body, loading('fleet latency'));
   fill(split.body, loading('the split'));
   fill(hostsSec.body, loading('hosts'));
 
-  async function loadHosts(signal) {
+  // the hosts table waits for the health answer (its ejection badges), which fails on its own
+  async function loadHosts(signal, healthDone) {
     try {
-      const { hosts } = await api.hosts(signal);
+      const [{ hosts }] = await Promise.all([api.hosts(signal), healthDone]);
       const stale = hosts.filter((x) => x.stale).length;
       const scheds = new Set(hosts.map(schedulerOf));
       summary.textContent = `${hosts.length} hosts, ${stale} stale, ${scheds.size} scheduler${scheds.size === 1 ? '' : 's'} in use.`;
@@ -177,7 +195,8 @@ export function mount(ctx) {
   return {
     refresh(signal) {
       lastSignal = signal;
-      return Promise.all([loadHosts(signal), loadFleet(signal), loadSplit(signal)]);
+      const healthDone = health.load(signal);
+      return Promise.all([loadHosts(signal, healthDone), loadFleet(signal), loadSplit(signal), healthDone]);
     },
     destroy() {},
   };

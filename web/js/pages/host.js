@@ -3,10 +3,12 @@
 // a per-cgroup table, per-CPU and per-L3 bars, and per disk whether IO
 // weights are honoured (weight share against usage share per cgroup, and
 // over time with wait/debt/delay) next to the io.cost config in force and the
-// recommended one. For a host that ran more than one scheduler (issue 9) the
-// whole host's view picks one of them (?sched=, the server's split of each
-// interval) or, showing all, compares each one's p50/p99 under the chart;
-// cgroup and CPU series are not split by scheduler, so the choice is off there.
+// recommended one; and its sched_ext health, work conservation per L3 domain
+// and the agent's own cost (issue 17, host_health.js). For a host that ran
+// more than one scheduler (issue 9) the whole host's view picks one of them
+// (?sched=, the server's split of each interval) or, showing all, compares
+// each one's p50/p99 under the chart; cgroup and CPU series are not split by
+// scheduler, so the choice is off there.
 import * as api from '../api.js';
 import * as fmt from '../format.js';
 import { h, fill, loading, empty, failure, section, chartBox, guard } from '../dom.js';
@@ -18,6 +20,7 @@ import { timeSeriesConfig, pointsOf } from '../charts/timeseries.js';
 import { modelLine, qosLine, sameConfig } from '../iocost.js';
 import { mergePoints } from '../hist.js';
 import { schedulerOf } from './fleet.js';
+import { healthSection } from './host_health.js';
 
 const MAX_CPU_QUERIES = 64;
 
@@ -420,7 +423,8 @@ function askEarly(pg, signal) {
 export function mount(ctx) {
   const pg = pageState(ctx);
   const head = hostHead(pg), lat = latencySection(pg), cg = cgroupSection(pg), cpu = cpuSection(pg), io = ioSection(pg);
-  const sections = [lat.sec, cg.sec, cpu.sec, io.sec];
+  const health = healthSection(pg);
+  const sections = [lat.sec, cg.sec, cpu.sec, health.sec, io.sec];
   fill(ctx.root, head.el, sections.map((s) => s.el));
   fill(head.el, loading('the host'));
 
@@ -444,7 +448,7 @@ export function mount(ctx) {
       // the whole host's answer stands in for an L3 domain of every CPU, not one scheduler's part
       const wholeHost = pg.scope === 'host' && !early.sched ? early.heat : null;
       // the many small per-cgroup queries go last, so they do not queue the charts
-      await Promise.all([lat.loadHeatmap(signal, heatEarly), lat.loadSchedulers(signal), io.load(signal, early.io), cpu.load(signal, wholeHost), cg.load(signal)]);
+      await Promise.all([lat.loadHeatmap(signal, heatEarly), lat.loadSchedulers(signal), io.load(signal, early.io), cpu.load(signal, wholeHost), health.load(signal), cg.load(signal)]);
     },
     destroy() {},
   };
