@@ -145,7 +145,10 @@ size_t runqlat_map_bytes(unsigned ncpu, unsigned max_cgroups)
 	return 2 * (size_t)max_cgroups * hist + 2 * (size_t)ncpu * (1 + RUNQLAT_EXT_SLOTS) * hist +
 	       (size_t)max_cgroups * sizeof(struct runqlat_slot_info) +
 	       (size_t)max_cgroups * (sizeof(uint64_t) + sizeof(uint32_t) + 64) /* hash element + overhead */ +
-	       (size_t)max_cgroups * sizeof(uint32_t);
+	       (size_t)max_cgroups * sizeof(uint32_t) +
+	       /* idle tracking: per CPU its word, at most one domain each, two halves of sums */
+	       (size_t)ncpu *
+		   (sizeof(struct runqlat_cpu) + sizeof(struct runqlat_l3) + 2 * sizeof(struct runqlat_idle_sum));
 }
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
