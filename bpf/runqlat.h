@@ -69,11 +69,13 @@ struct runqlat_task {
 #define RUNQLAT_NO_DOMAIN 0xffffffffU
 
 /* Per CPU [cpu]: its idle clock word (written by that CPU only) and its L3
- * domain (set by the agent before attach). */
+ * domain (set by the agent before attach); a cache line each, so that CPUs
+ * writing their own words do not share lines. */
 struct runqlat_cpu {
 	__u64 idle_word;
 	__u32 domain;
 	__u32 pad;
+	__u64 pad2[6];
 };
 
 /* Per L3 domain [domain]: its idle clock word, alone in a cache line. */
@@ -83,10 +85,12 @@ struct runqlat_l3 {
 };
 
 /* Per CPU and interval half [half * ncpu + cpu], written by that CPU: of the
- * waits its histograms counted, the idle-sibling time and how many had some. */
+ * waits its histograms counted, the idle-sibling time and how many had some
+ * (a cache line each, like runqlat_cpu). */
 struct runqlat_idle_sum {
 	__u64 idle_ns;
 	__u64 idle_waits;
+	__u64 pad[6];
 };
 
 #endif /* SCHEDIO_RUNQLAT_H */
