@@ -69,6 +69,7 @@
 #define DEFAULT_BTF "/sys/kernel/btf/vmlinux"
 #define PID_STATE_ENTRIES 65536
 #define CPU_ROOT "/sys/devices/system/cpu"
+#define MAX_L3_DOMAINS 4096 /* runqlat.l3_domains holds at most this many */
 
 struct slot_ref {
 	uint64_t id;
@@ -193,7 +194,10 @@ static void l3_setup(struct runqlat_probe *rq)
 		memset(&rq->topo, 0, sizeof(rq->topo));
 		return;
 	}
-	rq->l3 = rq->topo.nl3 > 0;
+	rq->l3 = rq->topo.nl3 > 0 && rq->topo.nl3 <= MAX_L3_DOMAINS;
+	if (rq->topo.nl3 > MAX_L3_DOMAINS)
+		log_warn("runqlat: %zu L3 domains, more than the %d a report carries: no idle-sibling time",
+			 rq->topo.nl3, MAX_L3_DOMAINS);
 	for (size_t i = 0; i < rq->topo.nl3; i++) {
 		if (rq->topo.l3[i].ncpus > RUNQLAT_IDLE_NR_MASK) {
 			log_warn("runqlat: an L3 domain of %zu CPUs is more than the idle clocks count: "
@@ -662,6 +666,10 @@ static int add_l3(struct runqlat_probe *rq, cJSON *sec)
 	err = topology_read(CPU_ROOT, &t);
 	if (err)
 		return 0; /* host.l3_domains fails alike: no domains to report against */
+	if (t.nl3 > MAX_L3_DOMAINS) {
+		topology_free(&t);
+		return 0;
+	}
 	err = runqlat_l3_to_json(&t, rq->totals, rq->ncpu, sec);
 	topology_free(&t);
 	return err;
