@@ -30,11 +30,13 @@ run_case() { # NAME [LLC ARGS...]
 		pid=$!
 		wait_state enabled 300 || { fail "$name: scx_llc did not load: $(cat "scx-$name.log")"; kill -INT $pid; return; }
 	fi
-	cpu0_busy "${BUSY_N:-3}" "${BUSY_SECONDS:-14}" >"$VM_OUT/busy-$name.txt" &
+	cpu0_busy "${BUSY_N:-3}" "${BUSY_SECONDS:-24}" >"$VM_OUT/busy-$name.txt" &
 	busy=$!
 	sleep 1
 	schedio-agent --once --duration "${AGENT_SECONDS:-8}" --stdout --disable iocost \
 		>"$VM_OUT/report-$name.json" 2>"agent-$name.txt" || fail "$name: agent failed: $(cat "agent-$name.txt")"
+	# the interval must lie inside the load (the agent's start-up is slow under TCG)
+	kill -0 $busy 2>/dev/null || fail "$name: the load ended before the agent's interval did"
 	wait $busy || fail "$name: the load failed"
 	if [ -n "$pid" ]; then
 		[ "$(state)" = enabled ] || fail "$name: scx_llc gone before the end: $(cat "scx-$name.log")"
