@@ -9,8 +9,9 @@ queued there the whole interval, so while another CPU of the L3 is idle at
 least two waits run: the domain's idle_sibling_wait_ns must be at least
 0.8 x 2 x that CPU's idle time in /proc/stat over the same interval (less
 20 ms of tick granularity). Other tasks on a shared machine only add to it
-(they queue beside ours), which is why the bound is one-sided; the other
-side: with a fourth busy process pinned to that CPU it is never idle, and the
+(they queue beside ours), which is why the bound is one-sided unless that
+CPU was idle half the interval or more (a quiet machine: then at most 1.5x,
+others' tasks run on the idle CPU instead of queueing); the other side: with a fourth busy process pinned to that CPU it is never idle, and the
 share of the wait with an idle sibling must be below 0.05 (on a two-CPU L3;
 on larger ones other idle CPUs count, and only the sums and bounds are
 checked).
@@ -146,6 +147,10 @@ class RunqlatL3(unittest.TestCase):
         # two of the three always queue: at least 2 s of wait per second
         self.assertGreater(q_wait, 1.5e9 * DURATION)
         self.assertGreaterEqual(d["idle_sibling_wait_ns"], 0.8 * 2 * idle_ns - 20e6)
+        if idle_frac >= 0.5 and len(d["cpus"]) == 2:
+            # a quiet machine: other tasks run on the idle CPU rather than queue
+            # beside ours, so the two waiters are nearly all there is
+            self.assertLessEqual(d["idle_sibling_wait_ns"], 1.5 * 2 * idle_ns)
 
         self.procs += spawn_pinned(other, 1)
         time.sleep(0.5)
