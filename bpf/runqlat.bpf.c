@@ -16,6 +16,13 @@
  * ones are the fallback the agent enables on kernels without tp_btf, and
  * keep per-task state in a pid-keyed LRU hash because raw_tp arguments are
  * not BTF pointers task storage could take.
+ *
+ * Work conservation per L3 domain (cfg_l3): every switch to or from a CPU's
+ * idle task (pid 0) moves that CPU's idle clock and its domain's
+ * (runqlat_idle.h); a wait snapshots "some other CPU of the domain idle"
+ * time of the CPU it queues on when it starts, and the growth of that clock
+ * at its end is its idle-sibling time, counted next to the CPU histogram the
+ * wait goes to.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -25,6 +32,8 @@
 #include "runqlat.h"
 
 #define TASK_RUNNING 0
+#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
 
 const volatile __u32 cfg_depth = 2;
 const volatile __u32 cfg_ncpu = 1;
@@ -35,6 +44,8 @@ const volatile bool cfg_pid_hash;
 const volatile __u32 cfg_sched_slots = 1;
 /* Address of the kernel's ext_sched_class (from kallsyms, set by the agent). */
 const volatile __u64 cfg_ext_class;
+/* Track idle CPUs per L3 domain (the agent found L3 domains). */
+const volatile bool cfg_l3;
 
 /* Flipped by the agent; bit 0 selects the histogram half being written. */
 __u32 interval;
@@ -98,9 +109,38 @@ struct {
 	__type(value, struct runqlat_hist);
 } cpu_hists SEC(".maps");
 
+/* [cpu]: idle clock and L3 domain of each CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct runqlat_cpu);
+} cpu_state SEC(".maps");
+
+/* [domain]: idle clock of each L3 domain, changed by all its CPUs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct runqlat_l3);
+} l3_state SEC(".maps");
+
+/* [half * cfg_ncpu + cpu]: idle-sibling time of the waits of cpu_hists. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct runqlat_idle_sum);
+} idle_sums SEC(".maps");
+
 /* Kernels before 5.14 call the task state field `state`. */
 struct task_struct___old {
 	long state;
+} __attribute__((preserve_access_index));
+
+/* Architectures whose thread_info has no cpu keep it in task_struct. */
+struct task_struct___cpu {
+	unsigned int cpu;
 } __attribute__((preserve_access_index));
 
 /* Kernels before 6.0 keep ancestor ids instead of ancestor pointers. */
@@ -229,6 +269,89 @@ static __always_inline void hist_add_atomic(struct runqlat_hist *h, __u64 delta)
 	}
 }
 
+/* The CPU the task is queued on (set before sched_wakeup fires). */
+static __always_inline __u32 task_cpu_of(struct task_struct *p, bool btf)
+{
+	struct task_struct___cpu *q = (void *)p;
+
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		return btf ? p->thread_info.cpu : BPF_CORE_READ(p, thread_info.cpu);
+	return BPF_CORE_READ(q, cpu);
+}
+
+/* This CPU switched to (idle) or from (!idle) its idle task at now. */
+static __always_inline void idle_switch(__u32 cpu, bool idle, __u64 now)
+{
+	__u64 w, nw, old;
+	struct runqlat_cpu *cs;
+	struct runqlat_l3 *l3;
+	bool was;
+
+	cs = bpf_map_lookup_elem(&cpu_state, &cpu);
+	if (!cs)
+		return;
+	w = cs->idle_word;
+	was = (w & 3) == RUNQLAT_CPU_IDLE;
+	nw = runqlat_cpu_word_next(w, idle, now);
+	if (nw == w)
+		return;
+	WRITE_ONCE(cs->idle_word, nw);
+	if (was == idle || cs->domain == RUNQLAT_NO_DOMAIN)
+		return; /* unknown -> busy: the domain never counted this CPU */
+	l3 = bpf_map_lookup_elem(&l3_state, &cs->domain);
+	if (!l3)
+		return;
+	for (int k = 0; k < 8; k++) {
+		w = READ_ONCE(l3->idle_word);
+		nw = runqlat_l3_word_next(w, idle, now);
+		old = __sync_val_compare_and_swap(&l3->idle_word, w, nw);
+		if (old == w)
+			return;
+	}
+	/* Contended 8 times: count the CPU now, move the clock just after (a
+	 * reader in between may see a wait's share clamped). */
+	old = __sync_fetch_and_add(&l3->idle_word, idle ? 1 : -1);
+	if (idle && (old & RUNQLAT_IDLE_NR_MASK) == 0)
+		__sync_fetch_and_add(&l3->idle_word, -(now << RUNQLAT_IDLE_NR_BITS));
+	else if (!idle && (old & RUNQLAT_IDLE_NR_MASK) == 1)
+		__sync_fetch_and_add(&l3->idle_word, now << RUNQLAT_IDLE_NR_BITS);
+}
+
+/* Snapshot of cpu's "another CPU of its domain idle" clock at now into st. */
+static __always_inline void idle_snap(struct runqlat_task *st, __u32 cpu, __u64 now)
+{
+	struct runqlat_cpu *cs;
+	struct runqlat_l3 *l3;
+
+	st->idle_cpu = RUNQLAT_NO_DOMAIN;
+	cs = bpf_map_lookup_elem(&cpu_state, &cpu);
+	if (!cs || cs->domain == RUNQLAT_NO_DOMAIN)
+		return;
+	l3 = bpf_map_lookup_elem(&l3_state, &cs->domain);
+	if (!l3)
+		return;
+	st->idle_snap = runqlat_idle_other(READ_ONCE(l3->idle_word), READ_ONCE(cs->idle_word), now);
+	st->idle_cpu = cpu;
+}
+
+/* Idle-sibling part of a wait of delta ns that started with st's snapshot. */
+static __always_inline __u64 idle_part(struct runqlat_task *st, __u64 now, __u64 delta)
+{
+	struct runqlat_cpu *cs;
+	struct runqlat_l3 *l3;
+	__u32 cpu = st->idle_cpu;
+
+	cs = bpf_map_lookup_elem(&cpu_state, &cpu);
+	if (!cs || cs->domain == RUNQLAT_NO_DOMAIN)
+		return 0;
+	l3 = bpf_map_lookup_elem(&l3_state, &cs->domain);
+	if (!l3)
+		return 0;
+	return runqlat_idle_part(
+	    st->idle_snap,
+	    runqlat_idle_other(READ_ONCE(l3->idle_word), READ_ONCE(cs->idle_word), now), delta);
+}
+
 /* Histogram index of the class that runs p: 0 unless sched_ext does. */
 static __always_inline __u32 sched_index(struct task_struct *p, bool btf)
 {
@@ -250,26 +373,36 @@ static __always_inline int on_wakeup(struct task_struct *p, bool btf)
 	if (!pid)
 		return 0;
 	st = state_get(p, pid, btf, true);
-	if (st)
-		st->enqueued_ns = bpf_ktime_get_ns();
+	if (!st)
+		return 0;
+	st->enqueued_ns = bpf_ktime_get_ns();
+	if (cfg_l3)
+		idle_snap(st, task_cpu_of(p, btf), st->enqueued_ns);
 	return 0;
 }
 
 static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next, bool btf)
 {
-	__u64 now = bpf_ktime_get_ns(), delta, cgid;
+	__u64 now = bpf_ktime_get_ns(), delta, cgid, idle_ns = 0;
+	__u32 pid, next_pid, half, gen, key, cpu = bpf_get_smp_processor_id();
+	struct runqlat_idle_sum *is;
 	struct runqlat_hist *h;
 	struct runqlat_task *st;
 	struct cgroup *cgrp;
-	__u32 pid, half, gen, key, cpu;
 
 	pid = btf ? prev->pid : BPF_CORE_READ(prev, pid);
+	next_pid = btf ? next->pid : BPF_CORE_READ(next, pid);
+	if (cfg_l3 && (!pid || !next_pid))
+		idle_switch(cpu, !next_pid, now);
 	if (pid && task_runnable(prev)) {
 		st = state_get(prev, pid, btf, true);
-		if (st)
+		if (st) {
 			st->enqueued_ns = now;
+			if (cfg_l3)
+				idle_snap(st, cpu, now);
+		}
 	}
-	pid = btf ? next->pid : BPF_CORE_READ(next, pid);
+	pid = next_pid;
 	if (!pid)
 		return 0;
 	st = state_get(next, pid, btf, false);
@@ -279,6 +412,8 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	st->enqueued_ns = 0;
 	if ((__s64)delta < 0)
 		return 0;
+	if (cfg_l3 && st->idle_cpu != RUNQLAT_NO_DOMAIN)
+		idle_ns = idle_part(st, now, delta);
 
 	half = interval & 1;
 	gen = slot_gen;
@@ -299,13 +434,21 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	if (h)
 		hist_add_atomic(h, delta);
 
-	cpu = bpf_get_smp_processor_id();
 	if (cpu >= cfg_ncpu)
 		return 0;
 	key = (half * cfg_ncpu + cpu) * cfg_sched_slots + sched_index(next, btf);
 	h = bpf_map_lookup_elem(&cpu_hists, &key);
-	if (h)
-		hist_add(h, delta);
+	if (!h)
+		return 0;
+	hist_add(h, delta);
+	if (!idle_ns)
+		return 0;
+	key = half * cfg_ncpu + cpu;
+	is = bpf_map_lookup_elem(&idle_sums, &key);
+	if (is) {
+		is->idle_ns += idle_ns;
+		is->idle_waits++;
+	}
 	return 0;
 }
 

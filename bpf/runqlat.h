@@ -11,6 +11,7 @@
 #define SCHEDIO_RUNQLAT_H
 
 #include "hist.h"
+#include "runqlat_idle.h"
 
 /* Cgroup histogram slots unless the agent asks for another number. */
 #define RUNQLAT_MAX_CGROUPS 4096
@@ -51,13 +52,45 @@ struct runqlat_slot_info {
 
 /* Per-task state: when the task became runnable (0 = not queued) and the
  * cgroup slot it was last counted in, valid while the task's cgroup id and
- * the slot generation are unchanged.
+ * the slot generation are unchanged; the CPU it queued on and that CPU's
+ * idle-sibling clock then (runqlat_idle.h; idle_cpu RUNQLAT_NO_DOMAIN: none).
  */
 struct runqlat_task {
 	__u64 enqueued_ns;
 	__u64 cgroup_id;
 	__u32 slot;
 	__u32 slot_gen;
+	__u64 idle_snap;
+	__u32 idle_cpu;
+	__u32 pad;
+};
+
+/* Domain index of a CPU in no L3 domain (its waits get no idle-sibling time). */
+#define RUNQLAT_NO_DOMAIN 0xffffffffU
+
+/* Per CPU [cpu]: its idle clock word (written by that CPU only) and its L3
+ * domain (set by the agent before attach); a cache line each, so that CPUs
+ * writing their own words do not share lines. */
+struct runqlat_cpu {
+	__u64 idle_word;
+	__u32 domain;
+	__u32 pad;
+	__u64 pad2[6];
+};
+
+/* Per L3 domain [domain]: its idle clock word, alone in a cache line. */
+struct runqlat_l3 {
+	__u64 idle_word;
+	__u64 pad[7];
+};
+
+/* Per CPU and interval half [half * ncpu + cpu], written by that CPU: of the
+ * waits its histograms counted, the idle-sibling time and how many had some
+ * (a cache line each, like runqlat_cpu). */
+struct runqlat_idle_sum {
+	__u64 idle_ns;
+	__u64 idle_waits;
+	__u64 pad[6];
 };
 
 #endif /* SCHEDIO_RUNQLAT_H */

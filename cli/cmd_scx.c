@@ -65,8 +65,9 @@ static void usage(void)
 	       "  --object FILE      any scheduler object with one SEC(\".struct_ops\") sched_ext_ops\n"
 	       "  --timeout-ms N     watchdog: the kernel ejects the scheduler if a task waits\n"
 	       "                     this long (default: the kernel's, 30000)\n"
-	       "  --steal always|after:N   llc: steal from other domains at once (default), or\n"
-	       "                     only after the own domain has been empty N microseconds\n"
+	       "  --steal always|after:N|never   llc: steal from other domains at once (default),\n"
+	       "                     only after the own domain has been empty N microseconds,\n"
+	       "                     or never (a CPU idles while another domain's tasks wait)\n"
 	       "  --domains SPEC     llc: domains by hand, e.g. 0-1/2-3 (default: L3 from sysfs)\n"
 	       "  --partial          schedule only tasks whose policy is SCHED_EXT (7); the rest\n"
 	       "                     stay with the kernel's classes (default: every normal task)\n"
@@ -84,11 +85,15 @@ static void parse_steal(const char *arg, struct scx_run_opts *o)
 		o->steal_after_ns = 0;
 		return;
 	}
+	if (strcmp(arg, "never") == 0) {
+		o->steal_after_ns = SCHEDIO_SCX_STEAL_NEVER;
+		return;
+	}
 	if (strncmp(arg, "after:", 6) == 0 && cli_parse_u64(arg + 6, 1, 10 * 1000 * 1000, &us) == 0) {
 		o->steal_after_ns = us * 1000;
 		return;
 	}
-	cli_usage_error(PROG, "--steal takes always or after:MICROSECONDS (1..10000000), not '%s'", arg);
+	cli_usage_error(PROG, "--steal takes always, never or after:MICROSECONDS (1..10000000), not '%s'", arg);
 }
 
 static void parse_args(int argc, char **argv, struct scx_run_opts *o)
@@ -181,8 +186,10 @@ static int configure_llc(struct scx_sched *s, const struct scx_run_opts *o)
 	if (scx_sched_map_set(s, "llc_config", 0, &cfg))
 		goto fail;
 	printf("%s: scx_llc: %u CPUs in %u L3 domain(s), steal %s", PROG, topo.nr_cpus, topo.nr_domains,
-	       o->steal_after_ns ? "after " : "always");
-	if (o->steal_after_ns)
+	       o->steal_after_ns == SCHEDIO_SCX_STEAL_NEVER ? "never"
+	       : o->steal_after_ns                          ? "after "
+							    : "always");
+	if (o->steal_after_ns && o->steal_after_ns != SCHEDIO_SCX_STEAL_NEVER)
 		printf("%llu us", (unsigned long long)(o->steal_after_ns / 1000));
 	printf("\n");
 	return 0;

@@ -19,6 +19,14 @@
  * the sysfs state names the sched_ext histograms (agent/runqlat/sched_slots.c): the
  * report's runqlat.by_scheduler gives each scheduler the samples it ran,
  * however the interval was cut by loads and unloads.
+ *
+ * Work conservation (runqlat.l3_domains): the L3 domains read at open give
+ * each CPU its domain in the BPF map cpu_state; the idle-sibling time of
+ * each CPU's waits is double-buffered like its histograms, and each report
+ * sums CPUs per domain of the topology read at the report (host.l3_domains).
+ * Right after attach the agent visits every CPU it may run on, so each one
+ * switches to and from its idle task and its idle state is known from the
+ * start (a CPU left unvisited is known from its next idle switch).
  */
 #include "agent/runqlat/runqlat.h"
 
@@ -33,12 +41,14 @@
 #include <string.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agent/host/cgroup.h"
+#include "agent/host/topology.h"
 #include "common/cgroup2.h"
 #include "agent/runqlat/kallsyms.h"
 #include "agent/runqlat/runqlat_report.h"
@@ -58,6 +68,8 @@
 
 #define DEFAULT_BTF "/sys/kernel/btf/vmlinux"
 #define PID_STATE_ENTRIES 65536
+#define CPU_ROOT "/sys/devices/system/cpu"
+#define MAX_L3_DOMAINS 4096 /* runqlat.l3_domains holds at most this many */
 
 struct slot_ref {
 	uint64_t id;
@@ -84,6 +96,10 @@ struct runqlat_probe {
 	pthread_mutex_t slots_lock;
 	struct sched_slots slots; /* under slots_lock: the watch thread changes it */
 	struct hist by_sched[1 + RUNQLAT_EXT_SLOTS];
+	/* Work conservation: the domains BPF tracks (read at open), per-CPU totals. */
+	struct topology topo;
+	bool l3;
+	struct runqlat_cpu_totals *totals; /* ncpu */
 };
 
 int runqlat_check_privileges(char *msg, size_t cap)
@@ -130,7 +146,10 @@ size_t runqlat_map_bytes(unsigned ncpu, unsigned max_cgroups)
 	return 2 * (size_t)max_cgroups * hist + 2 * (size_t)ncpu * (1 + RUNQLAT_EXT_SLOTS) * hist +
 	       (size_t)max_cgroups * sizeof(struct runqlat_slot_info) +
 	       (size_t)max_cgroups * (sizeof(uint64_t) + sizeof(uint32_t) + 64) /* hash element + overhead */ +
-	       (size_t)max_cgroups * sizeof(uint32_t);
+	       (size_t)max_cgroups * sizeof(uint32_t) +
+	       /* idle tracking: per CPU its word, at most one domain each, two halves of sums */
+	       (size_t)ncpu *
+		   (sizeof(struct runqlat_cpu) + sizeof(struct runqlat_l3) + 2 * sizeof(struct runqlat_idle_sum));
 }
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -144,6 +163,69 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		log_debug("%s", line);
 	return 0;
+}
+
+/* Gives every CPU its L3 domain (index in rq->topo) or RUNQLAT_NO_DOMAIN. */
+static int l3_fill(struct runqlat_probe *rq, struct runqlat *skel)
+{
+	int fd = bpf_map__fd(skel->maps.cpu_state);
+
+	for (uint32_t cpu = 0; cpu < rq->ncpu; cpu++) {
+		struct runqlat_cpu c = { .domain = RUNQLAT_NO_DOMAIN };
+
+		for (size_t i = 0; rq->l3 && i < rq->topo.nl3; i++)
+			for (size_t k = 0; k < rq->topo.l3[i].ncpus; k++)
+				if (rq->topo.l3[i].cpus[k] == cpu)
+					c.domain = (uint32_t)i;
+		if (bpf_map_update_elem(fd, &cpu, &c, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Reads the L3 domains to track; without any (or one too large) nothing is tracked. */
+static void l3_setup(struct runqlat_probe *rq)
+{
+	int err = topology_read(CPU_ROOT, &rq->topo);
+
+	if (err) {
+		log_warn("runqlat: cannot read the L3 domains under %s (%s): no idle-sibling time", CPU_ROOT,
+			 strerror(-err));
+		memset(&rq->topo, 0, sizeof(rq->topo));
+		return;
+	}
+	rq->l3 = rq->topo.nl3 > 0 && rq->topo.nl3 <= MAX_L3_DOMAINS;
+	if (rq->topo.nl3 > MAX_L3_DOMAINS)
+		log_warn("runqlat: %zu L3 domains, more than the %d a report carries: no idle-sibling time",
+			 rq->topo.nl3, MAX_L3_DOMAINS);
+	for (size_t i = 0; i < rq->topo.nl3; i++) {
+		if (rq->topo.l3[i].ncpus > RUNQLAT_IDLE_NR_MASK) {
+			log_warn("runqlat: an L3 domain of %zu CPUs is more than the idle clocks count: "
+				 "no idle-sibling time",
+				 rq->topo.l3[i].ncpus);
+			rq->l3 = false;
+		}
+	}
+}
+
+/* Runs this thread once on every CPU it may use, so that each CPU switches
+ * from and back to its idle task and BPF knows which CPUs are idle. */
+static void l3_visit_cpus(void)
+{
+	cpu_set_t old, one;
+	struct timespec ts = { 0, 50 * 1000 };
+
+	if (sched_getaffinity(0, sizeof(old), &old))
+		return;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &old))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) == 0)
+			nanosleep(&ts, NULL); /* sleep there: the CPU goes idle again behind us */
+	}
+	sched_setaffinity(0, sizeof(old), &old);
 }
 
 /* Opens, sizes, loads and attaches one flavour of the programs. */
@@ -166,6 +248,10 @@ static int load(struct runqlat_probe *rq, const struct runqlat_config *cfg, bool
 	skel->rodata->cfg_pid_hash = hash;
 	skel->rodata->cfg_sched_slots = rq->sched_slots;
 	skel->rodata->cfg_ext_class = rq->ext_class;
+	skel->rodata->cfg_l3 = rq->l3;
+	bpf_map__set_max_entries(skel->maps.cpu_state, rq->ncpu);
+	bpf_map__set_max_entries(skel->maps.l3_state, rq->topo.nl3 ? (uint32_t)rq->topo.nl3 : 1);
+	bpf_map__set_max_entries(skel->maps.idle_sums, 2 * rq->ncpu);
 	bpf_map__set_max_entries(skel->maps.cgroup_slots, rq->max_cgroups);
 	bpf_map__set_max_entries(skel->maps.free_slots, rq->max_cgroups);
 	bpf_map__set_max_entries(skel->maps.slot_info, rq->max_cgroups);
@@ -192,6 +278,11 @@ static int load(struct runqlat_probe *rq, const struct runqlat_config *cfg, bool
 			snprintf(msg, cap, "cannot fill the free cgroup slots: %s", strerror(-err));
 			goto fail;
 		}
+	}
+	err = l3_fill(rq, skel);
+	if (err) {
+		snprintf(msg, cap, "cannot set the CPUs' L3 domains: %s", strerror(-err));
+		goto fail;
 	}
 	err = runqlat__attach(skel);
 	if (err) {
@@ -299,13 +390,16 @@ int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, c
 	pthread_mutex_init(&rq->slots_lock, NULL);
 	rq->ncpu = (unsigned)ncpu;
 	split_setup(rq, cfg);
+	if (!cfg->no_l3)
+		l3_setup(rq);
 	rq->depth = cfg->cgroup_depth > RUNQLAT_MAX_DEPTH ? RUNQLAT_MAX_DEPTH : cfg->cgroup_depth;
 	rq->max_cgroups = cfg->max_cgroups ? cfg->max_cgroups : RUNQLAT_MAX_CGROUPS;
 	cgroup_paths_init(&rq->paths, root, rq->depth);
 	rq->refs = calloc(rq->max_cgroups + 1, sizeof(*rq->refs));
 	rq->recycled = calloc(rq->max_cgroups + 1, sizeof(*rq->recycled));
 	rq->seen = calloc(rq->max_cgroups, 1);
-	if (!rq->refs || !rq->recycled || !rq->seen) {
+	rq->totals = calloc(rq->ncpu, sizeof(*rq->totals));
+	if (!rq->refs || !rq->recycled || !rq->seen || !rq->totals) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -328,6 +422,8 @@ int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, c
 	}
 	if (err)
 		goto fail;
+	if (rq->l3)
+		l3_visit_cpus();
 	if (rq->sched_slots > 1) {
 		err = split_start(rq, cfg->watch, msg, cap);
 		if (err)
@@ -528,6 +624,8 @@ static int add_cpus(struct runqlat_probe *rq, cJSON *arr, unsigned half)
 			runqlat_summary_add(&rq->by_sched[k], &rq->hist);
 			any = true;
 		}
+		rq->totals[cpu].wait_ns = rq->sum.sum_ns;
+		rq->totals[cpu].waits = rq->sum.count;
 		if (!any || err || !arr)
 			continue;
 		o = cJSON_CreateObject();
@@ -535,6 +633,45 @@ static int add_cpus(struct runqlat_probe *rq, cJSON *arr, unsigned half)
 		    runqlat_summary_to_json(&rq->sum, o))
 			err = -ENOMEM;
 	}
+	return err;
+}
+
+/* Reads and zeroes half of the idle-sibling sums into rq->totals. */
+static void take_idle(struct runqlat_probe *rq, unsigned half)
+{
+	int fd = bpf_map__fd(rq->skel->maps.idle_sums);
+	struct runqlat_idle_sum zero = { 0 };
+
+	for (unsigned cpu = 0; cpu < rq->ncpu; cpu++) {
+		uint32_t key = half * rq->ncpu + cpu;
+		struct runqlat_idle_sum v;
+
+		rq->totals[cpu].idle_ns = rq->totals[cpu].idle_waits = 0;
+		if (bpf_map_lookup_elem(fd, &key, &v) || (!v.idle_ns && !v.idle_waits))
+			continue;
+		bpf_map_update_elem(fd, &key, &zero, BPF_ANY);
+		rq->totals[cpu].idle_ns = v.idle_ns;
+		rq->totals[cpu].idle_waits = v.idle_waits;
+	}
+}
+
+/* "l3_domains" per domain of the topology read now (the report's host.l3_domains). */
+static int add_l3(struct runqlat_probe *rq, cJSON *sec)
+{
+	struct topology t;
+	int err;
+
+	if (!rq->l3)
+		return 0;
+	err = topology_read(CPU_ROOT, &t);
+	if (err)
+		return 0; /* host.l3_domains fails alike: no domains to report against */
+	if (t.nl3 > MAX_L3_DOMAINS) {
+		topology_free(&t);
+		return 0;
+	}
+	err = runqlat_l3_to_json(&t, rq->totals, rq->ncpu, sec);
+	topology_free(&t);
 	return err;
 }
 
@@ -631,6 +768,9 @@ int runqlat_collect(struct runqlat_probe *rq, cJSON *report)
 		err = -ENOMEM;
 	if (add_cpus(rq, sec ? cpus : NULL, half) && !err)
 		err = -ENOMEM;
+	take_idle(rq, half);
+	if (sec && !err)
+		err = add_l3(rq, sec);
 	if (rq->sched_slots > 1 && sec && !err)
 		err = add_by_scheduler(rq, sec, &names);
 
@@ -660,6 +800,8 @@ void runqlat_close(struct runqlat_probe *rq)
 	free(rq->refs);
 	free(rq->recycled);
 	free(rq->seen);
+	free(rq->totals);
+	topology_free(&rq->topo);
 	pthread_mutex_destroy(&rq->slots_lock);
 	free(rq);
 }

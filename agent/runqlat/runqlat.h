@@ -22,6 +22,7 @@ struct runqlat_config {
 	const char *sched_ext_root;    /* NULL = /sys/kernel/sched_ext */
 	struct sched_ext_watch *watch; /* its watcher, to follow (borrowed); NULL = start one */
 	const char *kallsyms;          /* NULL = /proc/kallsyms (where ext_sched_class is) */
+	bool no_l3;                    /* no idle tracking per L3 domain (benchmark knob) */
 };
 
 struct runqlat_probe;

@@ -7,8 +7,16 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
+#include "agent/host/topology.h"
 #include "common/hist.h"
 #include "bpf/runqlat.h"
+
+/* One CPU's waits of an interval: what its histograms counted and the
+ * idle-sibling part of them (bpf/runqlat_idle.h). */
+struct runqlat_cpu_totals {
+	uint64_t wait_ns, waits;
+	uint64_t idle_ns, idle_waits;
+};
 
 /* Adds the BPF histogram h to s (several BPF slots can land in one report
  * entry, e.g. a vanished cgroup reported under its ancestor). */
@@ -17,5 +25,10 @@ void runqlat_summary_add(struct hist *s, const struct runqlat_hist *h);
 int runqlat_summary_to_json(const struct hist *s, cJSON *obj);
 /* The layout object {grouping_power, max_value_power}; NULL on ENOMEM. */
 cJSON *runqlat_layout_json(void);
+
+/* Adds "l3_domains": [{cpus, wait_ns, waits, idle_sibling_wait_ns, idle_sibling_waits}]
+ * to sec, one per domain of t in its order, summing cpus[0..ncpu) (CPUs past ncpu count
+ * nothing); idle figures are capped at the waits. 0 or -ENOMEM. */
+int runqlat_l3_to_json(const struct topology *t, const struct runqlat_cpu_totals *cpus, unsigned ncpu, cJSON *sec);
 
 #endif /* SCHEDIO_AGENT_RUNQLAT_RUNQLAT_REPORT_H */

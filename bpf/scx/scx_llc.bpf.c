@@ -10,7 +10,9 @@
  * at once, or only after the own domain has been empty that long. An idle CPU
  * that declines to steal would sleep until something wakes it, so declining
  * arms a timer that kicks idle CPUs when the delay is up; they then dispatch
- * again and steal. The DSQ ids are the domain indexes 0..nr_domains-1; the
+ * again and steal. With SCHEDIO_SCX_STEAL_NEVER a CPU runs only its own
+ * domain's tasks and idles beside a full queue of another domain (the
+ * work-conservation experiment's bad case). The DSQ ids are the domain indexes 0..nr_domains-1; the
  * loader fills cpu_domain and llc_config before attaching.
  */
 #include "scx_common.bpf.h"
@@ -125,7 +127,7 @@ SCX_OPS(llc_dispatch, s32 cpu, struct task_struct *prev)
 		scx_stat_inc(SCHEDIO_SCX_STAT_DISPATCHED);
 		return 0;
 	}
-	if (nr < 2)
+	if (nr < 2 || cfg->steal_after_ns == SCHEDIO_SCX_STEAL_NEVER)
 		return 0;
 	now = bpf_ktime_get_ns();
 	if (since) {

@@ -41,8 +41,11 @@ struct schedio_scx_llc_config {
 	__u32 nr_domains;
 	__u32 nr_cpus;
 	/* 0: steal as soon as the own domain's queue is empty; else only once it
-	 * has been empty this long */
+	 * has been empty this long; SCHEDIO_SCX_STEAL_NEVER: never steal */
 	__u64 steal_after_ns;
 };
+
+/* steal_after_ns meaning that CPUs only ever run their own domain's tasks. */
+#define SCHEDIO_SCX_STEAL_NEVER (~0ULL)
 
 #endif /* SCHEDIO_SCX_SHARED_H */

@@ -4,7 +4,7 @@
  * each spent per context switch (kernel.bpf_stats_enabled must be 1; the
  * driving script sets it) and the map memory. One line of key=value pairs.
  *
- *   runqlat_bench [--seconds N] [--pid-hash] [--raw-tp]
+ *   runqlat_bench [--seconds N] [--pid-hash] [--raw-tp] [--no-l3]   (--no-l3: no idle tracking per L3 domain)
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -63,8 +63,10 @@ int main(int argc, char **argv)
 			cfg.pid_hash = true;
 		else if (!strcmp(argv[i], "--raw-tp"))
 			cfg.force_raw_tp = true;
+		else if (!strcmp(argv[i], "--no-l3"))
+			cfg.no_l3 = true;
 		else {
-			fprintf(stderr, "usage: %s [--seconds N] [--pid-hash] [--raw-tp]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--seconds N] [--pid-hash] [--raw-tp] [--no-l3]\n", argv[0]);
 			return 2;
 		}
 	}

@@ -21,7 +21,8 @@ class ScxCli(unittest.TestCase):
             ["scx", "run", "fifo", "--steal", "always"], ["scx", "run", "fifo", "--domains", "0/1"],
             ["scx", "run", "llc", "--steal", "later"], ["scx", "run", "llc", "--steal", "after:0"],
             ["scx", "run", "fifo", "--timeout-ms", "0"], ["scx", "run", "fifo", "--timeout-ms", "30001"],
-            ["scx", "run", "fifo", "--duration", "-1"]
+            ["scx", "run", "fifo", "--duration", "-1"], ["scx", "run", "fifo", "--steal", "never"],
+            ["scx", "run", "llc", "--steal", "nevermore"]
         ]
         for args in cases:
             r = run([binary("schedio"), *args])
@@ -35,7 +36,7 @@ class ScxCli(unittest.TestCase):
     def test_help_describes_the_schedulers(self):
         r = run([binary("schedio"), "scx", "run", "--help"])
         self.assertEqual(r.returncode, 0)
-        for word in ("fifo", "llc", "--timeout-ms", "--steal", "--object"):
+        for word in ("fifo", "llc", "--timeout-ms", "--steal", "never", "--object"):
             self.assertIn(word, r.stdout)
         self.assertIn("scx", run([binary("schedio"), "--help"]).stdout)
 
@@ -46,6 +47,7 @@ class ScxCli(unittest.TestCase):
             with open(SKIP_REASON) as f:
                 built_in = "schedio scx: built without the sched_ext schedulers: " + f.read().strip()
         for args, want in ((["fifo"], built_in), (["llc", "--steal", "after:100"], built_in),
+                           (["llc", "--steal", "never"], built_in),
                            (["--object", "/nonexistent.bpf.o"], NO_SCX)):
             r = run([binary("schedio"), "scx", "run", *args])
             self.assertEqual(r.returncode, 1, (args, r.stderr))

@@ -62,10 +62,10 @@ def schedstat(pids):
     return delay, count
 
 
-def bpf_programs():
-    """Names of the loaded BPF programs (bpftool)."""
+def bpf_programs(exclude=()):
+    """{id: name} of the loaded BPF programs (bpftool), but those whose id is in exclude."""
     out = harness.run(["bpftool", "-j", "prog", "show"]).stdout
-    return [p.get("name", "") for p in json.loads(out or "[]")]
+    return {p["id"]: p.get("name", "") for p in json.loads(out or "[]") if p["id"] not in exclude}
 
 
 class Cgroup:
@@ -264,9 +264,12 @@ class RunqlatTest(unittest.TestCase):
 
     def test_runqlat_leaves_no_program_attached(self):
         for sig in (None, signal.SIGTERM, signal.SIGINT):
+            # other agents on a shared machine (other tests, other worktrees)
+            # have programs of the same names: only the ones loaded since count
+            before = bpf_programs()
             agent = Agent(2 if sig is None else 60)
             agent.wait_collecting()
-            self.assertTrue([n for n in bpf_programs() if n.startswith("schedio_rq")],
+            self.assertTrue([n for n in bpf_programs(before).values() if n.startswith("schedio_rq")],
                             "programs not visible while the agent runs: the check below would prove nothing")
             if sig is None:
                 agent.report()
@@ -277,7 +280,7 @@ class RunqlatTest(unittest.TestCase):
             # asynchronously: give it a few seconds, not forever.
             deadline = time.time() + 10
             while True:
-                left = [n for n in bpf_programs() if n.startswith("schedio_rq")]
+                left = [n for n in bpf_programs(before).values() if n.startswith("schedio_rq")]
                 if not left or time.time() > deadline:
                     break
                 time.sleep(0.1)

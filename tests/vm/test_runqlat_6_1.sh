@@ -4,7 +4,8 @@
 # qemu VM (tests/vm/vm-run.sh), busy loops run in cgroup /busy while the
 # agent measures one interval, with tp_btf and with the raw_tp fallback; the
 # report must carry runqlat for /busy and per CPU, and its count and sum_ns
-# must agree with the loops' schedstat within 10%, as on the host.
+# must agree with the loops' schedstat within 10%, as on the host; its
+# l3_domains (issue 17) must follow host.l3_domains and sum the CPU histograms.
 # Exit 0 pass, 1 fail, 77 skip (qemu or busybox not installed).
 set -euo pipefail
 
@@ -35,6 +36,19 @@ for mode in ("tp_btf", "raw_tp"):
         (bool(busy) and busy[0]["count"] > 0, "a non-empty /busy histogram"),
         ("sched_ext" in rep and isinstance(rep["host"].get("l3_domains"), list), "sched_ext and l3_domains present"),
     ]
+    # work conservation (issue 17): one entry per host L3 domain, its waits the per-CPU histograms'
+    host_l3 = [d["cpus"] for d in rep["host"].get("l3_domains", [])]
+    l3 = rq.get("l3_domains")
+    if host_l3:
+        checks.append((l3 is not None and [d["cpus"] for d in l3] == host_l3,
+                       f"runqlat.l3_domains {l3} follow host {host_l3}"))
+        if l3:
+            cpu_sum = sum(c["sum_ns"] for c in rq.get("cpus", []))
+            checks.append((sum(d["wait_ns"] for d in l3) == cpu_sum and
+                           all(d["idle_sibling_wait_ns"] <= d["wait_ns"] for d in l3),
+                           f"l3_domains wait_ns sum = per-CPU sum_ns {cpu_sum}, idle-sibling within it"))
+    else:
+        checks.append((l3 is None, "no L3 in sysfs: no runqlat.l3_domains"))
     if busy and count > 0:
         b = busy[0]
         checks.append((abs(b["count"] - count) <= 0.10 * count,

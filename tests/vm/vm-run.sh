@@ -25,6 +25,7 @@
 # Its stdout and stderr become vm-run.sh's stdout. Exit status: the script's,
 # or 124 when the VM timed out, 125 when the VM gave no result.
 # Env: SCHEDIO_VM_MEM (MiB, default 1536), SCHEDIO_VM_CPUS (default 2),
+# SCHEDIO_VM_SMP (a whole -smp value with topology, instead of the CPU count),
 # SCHEDIO_VM_APPEND (more kernel command line; `loglevel=7` with -l shows the
 # whole boot).
 set -euo pipefail
@@ -34,7 +35,7 @@ repo=$(cd "$here/../.." && pwd)
 cache=${SCHEDIO_VM_CACHE:-$repo/.cache/vm}
 timeout=${SCHEDIO_VM_TIMEOUT:-120}
 mem=${SCHEDIO_VM_MEM:-1536}
-cpus=${SCHEDIO_VM_CPUS:-2}
+cpus=${SCHEDIO_VM_SMP:-${SCHEDIO_VM_CPUS:-2}}
 
 die() { echo "vm-run: $*" >&2; exit 125; }
 usage() { sed -n '5,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 125; }
