@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <cjson/cJSON.h>
 
 #include "common/log.h"
@@ -48,8 +49,10 @@ struct agent_cost {
 	pthread_mutex_t lock; /* everything below */
 	pthread_cond_t wake;
 	bool stop;
-	uint64_t on_since; /* CLOCK_MONOTONIC ns our statistics fd was taken (or the last collection since); 0: not held */
-	uint64_t on_ns;    /* time they were held since the last collection, windows closed since */
+	/* CLOCK_MONOTONIC ns our statistics fd was taken, or the last collection since; 0: not held */
+	uint64_t on_since;
+	uint64_t on_ns;    /* time it was held in windows closed since the last collection */
+	uint64_t epoch_ns; /* the first collection (the first interval's start): windows count from it */
 	/* The last collection, where the next interval starts. */
 	uint64_t last_ns, last_cpu_ns;
 	bool last_others; /* kernel.bpf_stats_enabled was 1 */
@@ -200,15 +203,51 @@ static size_t own_prog_ids(uint32_t *ids, size_t cap)
 	return k;
 }
 
-/* Reads name and counters of each of our programs into progs; their count. */
-static size_t read_programs(struct agent_cost_prog *progs)
+/* The kernel keeps 15 bytes of a program's name; its BTF has all of it (the name of its first
+ * function). Fills out and returns true when found. */
+static bool full_name(int fd, const struct bpf_prog_info *info, char *out, size_t size)
+{
+	struct bpf_func_info func = { 0 };
+	struct bpf_prog_info more;
+	uint32_t len = sizeof(more);
+	const struct btf_type *t;
+	struct btf *btf;
+	bool ok = false;
+
+	if (!info->btf_id || !info->nr_func_info)
+		return false;
+	memset(&more, 0, sizeof(more));
+	more.nr_func_info = 1;
+	more.func_info_rec_size = sizeof(func);
+	more.func_info = (uint64_t)(uintptr_t)&func;
+	if (bpf_obj_get_info_by_fd(fd, &more, &len) || more.func_info_rec_size != sizeof(func))
+		return false;
+	btf = btf__load_from_kernel_by_id(info->btf_id);
+	if (!btf)
+		return false;
+	t = btf__type_by_id(btf, func.type_id);
+	if (t && btf_is_func(t)) {
+		const char *name = btf__name_by_offset(btf, t->name_off);
+
+		/* only a longer spelling of the same name: never another function's */
+		if (name && strncmp(name, info->name, strlen(info->name)) == 0) {
+			agent_cost_prog_name(name, info->id, out, size);
+			ok = true;
+		}
+	}
+	btf__free(btf);
+	return ok;
+}
+
+/* Reads name and counters of each of our programs into progs (names of programs already in
+ * known, nknown, are not looked up again); their count. */
+static size_t read_programs(struct agent_cost_prog *progs, const struct agent_cost_prog *known, size_t nknown)
 {
 	uint32_t ids[AGENT_COST_MAX_IDS];
 	size_t nids = own_prog_ids(ids, AGENT_COST_MAX_IDS), n = 0;
 
 	for (size_t i = 0; i < nids && n < AGENT_COST_MAX_PROGRAMS; i++) {
 		struct bpf_prog_info info;
-		char kname[sizeof(info.name) + 1];
 		uint32_t len = sizeof(info);
 		int fd = bpf_prog_get_fd_by_id(ids[i]);
 		int err;
@@ -217,14 +256,20 @@ static size_t read_programs(struct agent_cost_prog *progs)
 			continue; /* unloaded since */
 		memset(&info, 0, sizeof(info));
 		err = bpf_obj_get_info_by_fd(fd, &info, &len);
-		close(fd);
-		if (err)
+		if (err) {
+			close(fd);
 			continue;
-		/* The kernel's name is NUL-terminated within its array; not trusted to be. */
-		memcpy(kname, info.name, sizeof(info.name));
-		kname[sizeof(info.name)] = '\0';
+		}
+		/* At most 15 bytes and a NUL from the kernel; not trusted to be. */
+		info.name[sizeof(info.name) - 1] = '\0';
 		progs[n].id = ids[i];
-		agent_cost_prog_name(kname, ids[i], progs[n].name, sizeof(progs[n].name));
+		for (size_t k = 0; k < nknown && !progs[n].name[0]; k++)
+			if (known[k].id == ids[i])
+				memcpy(progs[n].name, known[k].name, sizeof(progs[n].name));
+		if (!progs[n].name[0] && (strlen(info.name) + 1 < sizeof(info.name) ||
+					  !full_name(fd, &info, progs[n].name, sizeof(progs[n].name))))
+			agent_cost_prog_name(info.name, ids[i], progs[n].name, sizeof(progs[n].name));
+		close(fd);
 		progs[n].run_cnt = info.run_cnt;
 		progs[n].run_time_ns = info.run_time_ns;
 		n++;
@@ -248,13 +293,18 @@ static bool sampler_wait(struct agent_cost *ac, uint64_t deadline_ns)
 	return ac->stop;
 }
 
-/* Holds the run-time statistics on for sample_ns at the start of every period_ns. */
+/* Holds the run-time statistics on for sample_ns of every period_ns. */
 static void *sampler_main(void *arg)
 {
 	struct agent_cost *ac = arg;
-	uint64_t next = clock_ns(CLOCK_MONOTONIC);
+	uint64_t next;
 
 	pthread_mutex_lock(&ac->lock);
+	/* Windows sit in the middle of each period counted from the first interval's start, so with a
+	 * period that divides the interval no window straddles two reports. */
+	while (!ac->epoch_ns && !ac->stop)
+		pthread_cond_wait(&ac->wake, &ac->lock);
+	next = ac->epoch_ns + (ac->sample_ns < ac->period_ns ? (ac->period_ns - ac->sample_ns) / 2 : 0);
 	while (!sampler_wait(ac, next)) {
 		int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		uint64_t now;
@@ -265,7 +315,8 @@ static void *sampler_main(void *arg)
 			break;
 		}
 		ac->on_since = clock_ns(CLOCK_MONOTONIC);
-		sampler_wait(ac, ac->sample_ns >= ac->period_ns ? UINT64_MAX : next + ac->sample_ns);
+		/* A window opened late (the thread waited for a CPU) still lasts sample_ns. */
+		sampler_wait(ac, ac->sample_ns >= ac->period_ns ? UINT64_MAX : ac->on_since + ac->sample_ns);
 		close(fd);
 		now = clock_ns(CLOCK_MONOTONIC);
 		ac->on_ns += now - ac->on_since;
@@ -350,8 +401,8 @@ static int add_bpf(cJSON *agent, const struct agent_cost *ac, const struct agent
 		const struct agent_cost_prog *was = prev_prog(ac, progs[i].id);
 		/* A program loaded during the interval counted from 0. */
 		uint64_t cnt = progs[i].run_cnt - (was && was->run_cnt <= progs[i].run_cnt ? was->run_cnt : 0);
-		uint64_t ns = progs[i].run_time_ns -
-			      (was && was->run_time_ns <= progs[i].run_time_ns ? was->run_time_ns : 0);
+		uint64_t ns =
+		    progs[i].run_time_ns - (was && was->run_time_ns <= progs[i].run_time_ns ? was->run_time_ns : 0);
 		cJSON *p = cJSON_CreateObject();
 
 		if (!p || !cJSON_AddItemToArray(list, p)) {
@@ -366,10 +417,20 @@ static int add_bpf(cJSON *agent, const struct agent_cost *ac, const struct agent
 	return 0;
 }
 
+/* The report's own interval length, which the counts are scaled to; fallback when it has none. */
+static uint64_t report_interval_ns(const cJSON *report, uint64_t fallback)
+{
+	const cJSON *iv = cJSON_GetObjectItemCaseSensitive(report, "interval");
+	double start = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(iv, "start_ms"));
+	double end = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(iv, "end_ms"));
+
+	return end > start ? (uint64_t)(end - start) * 1000000ULL : fallback;
+}
+
 static int agent_cost_collect(void *state, cJSON *report)
 {
 	struct agent_cost *ac = state;
-	struct agent_cost_prog progs[AGENT_COST_MAX_PROGRAMS];
+	struct agent_cost_prog progs[AGENT_COST_MAX_PROGRAMS] = { 0 };
 	uint64_t now, cpu, ours, interval;
 	bool others = others_hold_stats();
 	cJSON *agent = cJSON_GetObjectItemCaseSensitive(report, "agent");
@@ -384,10 +445,14 @@ static int agent_cost_collect(void *state, cJSON *report)
 	ac->on_ns = 0;
 	if (ac->on_since)
 		ac->on_since = now;
-	n = read_programs(progs);
+	n = read_programs(progs, ac->prev, ac->nprev);
+	if (!ac->epoch_ns) {
+		ac->epoch_ns = now;
+		pthread_cond_signal(&ac->wake);
+	}
 	pthread_mutex_unlock(&ac->lock);
 	cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-	interval = now - ac->last_ns;
+	interval = report_interval_ns(report, now - ac->last_ns);
 
 	/* No "agent" object: the collection that starts the first interval; only the baseline moves. */
 	if (cJSON_IsObject(agent)) {

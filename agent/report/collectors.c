@@ -12,9 +12,16 @@
 #include "agent/host/sched_ext.h"
 #include "agent/host/topology.h"
 
+/* agent_cost comes first: its counters are read closest to the interval's end, before the others'
+ * collection time (which it counts in the next interval's cpu_ns). */
 const struct collector *const collectors[] = {
-	&host_info_collector, &topology_collector, &sched_ext_collector, &runqlat_collector, &iocost_collector,
-	&agent_cost_collector, NULL,
+	&agent_cost_collector,
+	&host_info_collector,
+	&topology_collector,
+	&sched_ext_collector,
+	&runqlat_collector,
+	&iocost_collector,
+	NULL,
 };
 
 bool collector_listed(const char *list, const char *name)

@@ -105,14 +105,22 @@ static void test_config_unknown_section_is_an_error(void **state)
 static void test_config_bad_values(void **state)
 {
 	static const char *const bad[][2] = {
-		{ "interval", "0" },          { "interval", "ten" },
-		{ "interval", "-1" },         { "interval", "3601" },
-		{ "interval", "" },           { "spool_max_bytes", "12Q" },
-		{ "spool_max_bytes", "100" }, { "spool_max_bytes", "99999999G" },
-		{ "cgroup_depth", "17" },     { "server", "ftp://x" },
-		{ "server", "schedio:8080" }, { "spool_dir", "relative/path" },
-		{ "ca_file", "ca.pem" },      { "backoff_max", "0" },
-		{ "bpf_stats_sample_ms", "1s" }, { "bpf_stats_sample_ms", "3600001" },
+		{ "interval", "0" },
+		{ "interval", "ten" },
+		{ "interval", "-1" },
+		{ "interval", "3601" },
+		{ "interval", "" },
+		{ "spool_max_bytes", "12Q" },
+		{ "spool_max_bytes", "100" },
+		{ "spool_max_bytes", "99999999G" },
+		{ "cgroup_depth", "17" },
+		{ "server", "ftp://x" },
+		{ "server", "schedio:8080" },
+		{ "spool_dir", "relative/path" },
+		{ "ca_file", "ca.pem" },
+		{ "backoff_max", "0" },
+		{ "bpf_stats_sample_ms", "1s" },
+		{ "bpf_stats_sample_ms", "3600001" },
 		{ "bpf_stats_period", "0" },
 	};
 	struct agent_config c;
