@@ -46,7 +46,7 @@ struct agent_cost {
 	uint64_t sample_ns, period_ns; /* statistics on for sample_ns of every period_ns */
 	pthread_t sampler;
 	bool sampler_started;
-	pthread_mutex_t lock; /* everything below */
+	pthread_mutex_t lock; /* wake, stop, on_since, on_ns, epoch_ns */
 	pthread_cond_t wake;
 	bool stop;
 	/* CLOCK_MONOTONIC ns our statistics fd was taken, or the last collection since; 0: not held */
