@@ -6,19 +6,23 @@ reads bracket the same intervals):
 
 - cpu_ns summed over the intervals against the increase of on-CPU time in
   /proc/PID/task/*/schedstat (ns, every thread: within 3% + 1 ms) and of
-  utime + stime in /proc/PID/stat (clock ticks, 1/CLK_TCK s each: both
-  fields truncate to a tick at each of the two reads, so within 4 ticks);
+  utime + stime in /proc/PID/stat (clock ticks, 1/CLK_TCK s each: the
+  kernel splits the same sum_exec_runtime between the two fields and each
+  truncates to a tick, so within 2 ticks, plus the schedstat gap; at the
+  agent's ~1.3 ms of CPU a second that is a coarse check, schedstat is the
+  fine one);
 - rss_bytes against VmRSS in /proc/PID/status (within 2% or 128 KiB);
 - bpf, under a context-switch storm (stress-ng --switch), statistics on for
-  500 ms of every 2 s (bpf_stats_sample_ms / bpf_stats_period): sampled_ns
-  per 2 s interval is 500 ms; the sched_switch program's run_cnt is the
-  kernel's count in /proc/PID/fdinfo over the same interval (counted only
-  while statistics were on) scaled by interval / sampled_ns (within 3%);
-  then, in the same run, the test sets kernel.bpf_stats_enabled=1 (restored
+  1 s of every 4 s interval (bpf_stats_sample_ms / bpf_stats_period):
+  sampled_ns is 1 s; the sched_switch program's run_cnt is the kernel's
+  count in /proc/PID/fdinfo over the same interval (counted only while
+  statistics were on) scaled by interval / sampled_ns (within 1%; intervals
+  whose reads by this test came late, into the window, are left out); then,
+  in the same run, the test sets kernel.bpf_stats_enabled=1 (restored
   after) and reads the program's run_time_ns / run_cnt over whole intervals
   from fdinfo: the agent's ns per run from its 25% samples is within 25% of
   that, and its reports now say sampled_ns = the interval with unscaled
-  counts equal to fdinfo's.
+  counts equal to fdinfo's (within the test's read lag).
 
 Needs root, BPF, BTF, stress-ng and bpftool; skips with the reason elsewhere."""
 import json
@@ -38,6 +42,9 @@ import harness  # noqa: E402
 AGENT = harness.binary("schedio-agent")
 STATS_SYSCTL = "/proc/sys/kernel/bpf_stats_enabled"
 TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
+# The sampling run: statistics on for SAMPLE_MS in the middle of every INTERVAL_S (a quarter).
+INTERVAL_S = 4
+SAMPLE_MS = 1000
 
 
 def why_not_runnable():
@@ -175,7 +182,9 @@ class AgentCostTest(unittest.TestCase):
               f"utime+stime {ticks_ns:.0f} ({last.ticks - first.ticks} ticks of {TICK_NS / 1e6:.0f} ms)")
         self.assertGreater(cpu, 0)
         self.assertLessEqual(abs(cpu - sched), 0.03 * sched + 1e6)
-        self.assertLessEqual(abs(cpu - ticks_ns), 4 * TICK_NS)
+        # utime + stime add up to the same sum_exec_runtime, each truncated to a tick at each read:
+        # within 2 ticks, plus what separates the test's reads from the agent's (the schedstat gap).
+        self.assertLessEqual(abs(cpu - ticks_ns), 2 * TICK_NS + abs(cpu - sched))
 
     def test_bpf_figures_agree_with_the_kernel(self):
         if shutil.which("stress-ng") is None or shutil.which("bpftool") is None:
@@ -185,63 +194,89 @@ class AgentCostTest(unittest.TestCase):
         storm = subprocess.Popen(["stress-ng", "--switch", str(os.cpu_count()), "--timeout", "0"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.addCleanup(harness.stop_process, storm)
-        agent = self.start(2, "bpf_stats_sample_ms = 500\nbpf_stats_period = 2\n")
+        agent = self.start(INTERVAL_S, f"bpf_stats_sample_ms = {SAMPLE_MS}\nbpf_stats_period = {INTERVAL_S}\n")
         rep, prev = agent.next_report()
         ids = switch_prog_ids(agent.proc.pid)
         self.assertEqual(len(ids), 1, f"programs on sched_switch: {ids}")
         swid = ids.pop()
         name = prog_name(swid)
 
-        # Phase 1: the agent's own sampling, 500 ms of every 2 s.
+        # Phase 1: the agent's own sampling, SAMPLE_MS in the middle of every interval. An interval
+        # counts when both of this test's reads came before the window opened (a loaded machine can
+        # delay them) and the window lay wholly inside it: then the kernel counted the same runs
+        # between the agent's reads as between this test's.
         agent_ns_per_run = []
-        for _ in range(5):
+        margin_ms = (INTERVAL_S * 1000 - SAMPLE_MS) / 2 - 300
+        for _ in range(10):
             rep, now = agent.next_report()
             if now.stats_sysctl != "0":
                 self.skipTest("another process turned kernel.bpf_stats_enabled on during the test")
             interval_ns = (rep["interval"]["end_ms"] - rep["interval"]["start_ms"]) * 1e6
             sampled = rep["agent"]["bpf"]["sampled_ns"]
             p = reported(rep, name)
+            lags = (prev.real_ms - rep["interval"]["start_ms"], now.real_ms - rep["interval"]["end_ms"])
             kcnt = now.progs[swid][0] - prev.progs[swid][0]
+            prev = now
+            self.assertLessEqual(sampled, SAMPLE_MS * 1.01e6)
+            if max(lags) > margin_ms or abs(sampled - SAMPLE_MS * 1e6) > 10e6:
+                print(f"interval left out: reads {lags[0]:.0f} and {lags[1]:.0f} ms after its ends, "
+                      f"sampled {sampled / 1e6:.1f} ms")
+                continue
             want = kcnt * interval_ns / sampled
-            print(f"probes {prev.real_ms - rep['interval']['start_ms']:.0f}, {now.real_ms - rep['interval']['end_ms']:.0f} ms after the interval's ends; "
-                  f"sampled {sampled / 1e6:.1f} ms of {interval_ns / 1e6:.0f}; {name} run_cnt reported "
-                  f"{p['run_cnt']}, fdinfo {kcnt} x interval/sampled = {want:.0f} "
-                  f"(ratio {p['run_cnt'] / want:.4f}); {p['run_time_ns'] / p['run_cnt']:.1f} ns/run "
-                  f"[fdinfo {prev.progs[swid][0]} -> {now.progs[swid][0]}, unscaled {p['run_cnt'] * sampled / interval_ns:.0f}]")
-            self.assertAlmostEqual(sampled, 500e6, delta=10e6)
+            print(f"sampled {sampled / 1e6:.1f} ms of {interval_ns / 1e6:.0f}; {name} run_cnt reported "
+                  f"{p['run_cnt']}, fdinfo {kcnt} x interval / sampled = {want:.0f} "
+                  f"(ratio {p['run_cnt'] / want:.4f}); {p['run_time_ns'] / p['run_cnt']:.1f} ns/run")
             self.assertGreater(kcnt, 100)
             self.assertLessEqual(abs(p["run_cnt"] - want), 0.01 * want + 2)
             agent_ns_per_run.append(p["run_time_ns"] / p["run_cnt"])
-            prev = now
+            if len(agent_ns_per_run) == 5:
+                break
+        self.assertGreaterEqual(len(agent_ns_per_run), 3, "too few intervals read in time on this machine")
 
-        # Phase 2: statistics on for everybody (set and restored here); fdinfo counts every run.
+        # Phase 2, interleaved with the agent's own sampling so that both see the same load on the
+        # machine: an interval with statistics on for everybody (set and restored here), where fdinfo
+        # counts every run, then one with them off, where only the agent's window counts.
         saved = read(STATS_SYSCTL).strip()
         self.addCleanup(write_sysctl, saved)
-        write_sysctl("1")
-        rep, prev = agent.next_report()  # the interval in which it was turned on is mixed: skipped
-        measured_ns_per_run = []
-        for _ in range(3):
-            rep, now = agent.next_report()
-            interval_ns = (rep["interval"]["end_ms"] - rep["interval"]["start_ms"]) * 1e6
-            sampled = rep["agent"]["bpf"]["sampled_ns"]
+        measured_ns_per_run, sampled_ns_per_run = [], []
+        for round_ in range(4):
+            write_sysctl("1")
+            # The first round has a second such interval, whose both ends saw the sysctl on: the agent
+            # counts it as sampled throughout, with the kernel's counts unscaled.
+            for whole in ([False, True] if round_ == 0 else [False]):
+                rep, now = agent.next_report()
+                if now.stats_sysctl != "1":
+                    self.skipTest("another process turned kernel.bpf_stats_enabled off during the test")
+                kcnt = now.progs[swid][0] - prev.progs[swid][0]
+                kns = now.progs[swid][1] - prev.progs[swid][1]
+                measured_ns_per_run.append(kns / kcnt)
+                print(f"stats on for all: fdinfo {kcnt} runs, {kns / kcnt:.1f} ns/run")
+                if whole:
+                    interval_ns = (rep["interval"]["end_ms"] - rep["interval"]["start_ms"]) * 1e6
+                    sampled = rep["agent"]["bpf"]["sampled_ns"]
+                    p = reported(rep, name)
+                    print(f"  the agent: sampled {sampled / 1e6:.1f} ms of {interval_ns / 1e6:.0f}, run_cnt "
+                          f"{p['run_cnt']}")
+                    self.assertAlmostEqual(sampled, interval_ns, delta=1e6)
+                    # Counting never stops now, so the runs between the agent's read (at the interval's
+                    # end) and this test's differ by the test's lag: allow that, 10 ms more, and 1%.
+                    lag_ns = abs((now.real_ms - rep["interval"]["end_ms"]) -
+                                 (prev.real_ms - rep["interval"]["start_ms"])) * 1e6
+                    self.assertLessEqual(abs(p["run_cnt"] - kcnt),
+                                         kcnt * ((lag_ns + 10e6) / interval_ns + 0.01))
+                prev = now
+            write_sysctl("0")
+            rep, prev = agent.next_report()
             p = reported(rep, name)
-            kcnt = now.progs[swid][0] - prev.progs[swid][0]
-            kns = now.progs[swid][1] - prev.progs[swid][1]
-            print(f"stats on for all: sampled {sampled / 1e6:.1f} ms of {interval_ns / 1e6:.0f}; run_cnt "
-                  f"reported {p['run_cnt']}, fdinfo {kcnt}; fdinfo {kns / kcnt:.1f} ns/run")
-            self.assertAlmostEqual(sampled, interval_ns, delta=1e6)
-            # Counting never stops now, so the runs between the agent's read (at the interval's end)
-            # and this test's differ by the test's lag: allow that, 10 ms more, and 1%.
-            lag_ns = abs((now.real_ms - rep["interval"]["end_ms"]) - (prev.real_ms - rep["interval"]["start_ms"])) * 1e6
-            self.assertLessEqual(abs(p["run_cnt"] - kcnt), kcnt * ((lag_ns + 10e6) / interval_ns + 0.01))
-            measured_ns_per_run.append(kns / kcnt)
-            prev = now
-        ours = statistics.median(agent_ns_per_run)
+            sampled_ns_per_run.append(p["run_time_ns"] / p["run_cnt"])
+            print(f"stats sampled by the agent: {p['run_time_ns'] / p['run_cnt']:.1f} ns/run")
+        ours = statistics.median(sampled_ns_per_run)
         truth = statistics.median(measured_ns_per_run)
-        print(f"{name} ns per run: agent (sampled 25%, median of 5 x 2 s) {ours:.1f}, kernel with "
-              f"kernel.bpf_stats_enabled=1 (median of 3 x 2 s) {truth:.1f}, ratio {ours / truth:.3f}")
+        print(f"{name} ns per run: agent (sampled {SAMPLE_MS} ms of {INTERVAL_S} s, median of "
+              f"{len(sampled_ns_per_run)} intervals) {ours:.1f}, kernel with kernel.bpf_stats_enabled=1 "
+              f"(median of {len(measured_ns_per_run)} x {INTERVAL_S} s, interleaved) {truth:.1f}, "
+              f"ratio {ours / truth:.3f}")
         self.assertLessEqual(abs(ours / truth - 1), 0.25)
-
 
 if __name__ == "__main__":
     harness.main()
