@@ -166,6 +166,22 @@ def reported(rep, name):
     return progs[0]
 
 
+def check_contract(test, agent):
+    """The shape issue 17's contract gives agent's cost fields."""
+    for key in ("cpu_ns", "rss_bytes"):
+        test.assertIsInstance(agent[key], int)
+        test.assertGreaterEqual(agent[key], 0)
+    bpf = agent["bpf"]
+    test.assertIsInstance(bpf["sampled_ns"], int)
+    test.assertLessEqual(len(bpf["programs"]), 64)
+    test.assertGreater(len(bpf["programs"]), 0, "the runqlat collector's programs are loaded")
+    for p in bpf["programs"]:
+        test.assertRegex(p["name"], r"^[A-Za-z0-9_.]{1,64}$")
+        for key in ("run_cnt", "run_time_ns"):
+            test.assertIsInstance(p[key], int)
+            test.assertGreaterEqual(p[key], 0)
+
+
 @unittest.skipIf(SKIP, SKIP or "")
 class AgentCostTest(unittest.TestCase):
     def setUp(self):
@@ -184,6 +200,7 @@ class AgentCostTest(unittest.TestCase):
         for _ in range(8):
             rep, last = agent.next_report()
             a = rep["agent"]
+            check_contract(self, a)
             cpu += a["cpu_ns"]
             slack = max(0.02 * last.rss, 128 * 1024)
             print(f"rss_bytes {a['rss_bytes']}  VmRSS {last.rss}  (slack {slack:.0f})")
