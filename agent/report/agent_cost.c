@@ -38,7 +38,7 @@
 
 struct agent_cost_prog {
 	uint32_t id;
-	char name[AGENT_COST_MAX_PROGRAMS + 1];
+	char name[AGENT_COST_NAME_MAX + 1];
 	uint64_t run_cnt, run_time_ns;
 };
 

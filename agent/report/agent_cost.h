@@ -13,8 +13,9 @@
 
 #include "agent/report/collector.h"
 
-/* At most this many programs are reported (the contract's cap). */
+/* At most this many programs are reported, with names of at most this many bytes (the contract's caps). */
 #define AGENT_COST_MAX_PROGRAMS 64
+#define AGENT_COST_NAME_MAX 64
 
 /* The collector that adds cpu_ns, rss_bytes and bpf to the report's "agent". */
 extern const struct collector agent_cost_collector;
