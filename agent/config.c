@@ -17,7 +17,7 @@
 #include "common/cli.h"
 #include "common/fsutil.h"
 
-enum key_kind { K_URL, K_STRING, K_PATH, K_SECONDS, K_BYTES, K_DEPTH, K_COLLECTORS };
+enum key_kind { K_URL, K_STRING, K_PATH, K_SECONDS, K_BYTES, K_DEPTH, K_COLLECTORS, K_MILLIS };
 
 struct key {
 	const char *name;
@@ -45,6 +45,8 @@ static const struct key keys[] = {
 	STR_KEY(ca_file, K_PATH),
 	NUM_KEY(backoff_max, backoff_max_s, K_SECONDS, 1, 3600),
 	STR_KEY(disable, K_COLLECTORS),
+	NUM_KEY(bpf_stats_sample_ms, bpf_stats_sample_ms, K_MILLIS, 0, 3600000),
+	NUM_KEY(bpf_stats_period, bpf_stats_period_s, K_SECONDS, 1, 3600),
 };
 
 void config_defaults(struct agent_config *c)
@@ -54,6 +56,8 @@ void config_defaults(struct agent_config *c)
 	c->spool_max_bytes = 64ULL << 20;
 	c->cgroup_depth = 2;
 	c->backoff_max_s = 60;
+	c->bpf_stats_sample_ms = 1000;
+	c->bpf_stats_period_s = 10;
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", CONFIG_DEFAULT_STATE_DIR);
 }
 
@@ -125,6 +129,14 @@ int config_set(struct agent_config *c, const char *key, const char *value, char 
 			return -1;
 		}
 		snprintf(field, k->size, "%s", value);
+		return 0;
+	case K_MILLIS:
+		if (cli_parse_u64(value, k->min, k->max, &v)) {
+			snprintf(err, errlen, "%s wants whole milliseconds %llu..%llu, not '%s'", key,
+				 (unsigned long long)k->min, (unsigned long long)k->max, value);
+			return -1;
+		}
+		*(uint64_t *)field = v;
 		return 0;
 	case K_SECONDS:
 		if (cli_parse_u64(value, k->min, k->max, &v)) {
@@ -257,4 +269,6 @@ void config_print(const struct agent_config *c, FILE *out)
 	fprintf(out, "ca_file = %s\n", c->ca_file);
 	fprintf(out, "backoff_max = %llu\n", (unsigned long long)c->backoff_max_s);
 	fprintf(out, "disable = %s\n", c->disable);
+	fprintf(out, "bpf_stats_sample_ms = %llu\n", (unsigned long long)c->bpf_stats_sample_ms);
+	fprintf(out, "bpf_stats_period = %llu\n", (unsigned long long)c->bpf_stats_period_s);
 }

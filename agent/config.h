@@ -22,9 +22,13 @@ struct agent_config {
 	char ca_file[PATH_MAX];    /* PEM CA bundle for https; empty: the system's */
 	char disable[256];         /* comma-separated collectors left out (e.g. "runqlat") */
 	uint64_t backoff_max_s;    /* retry delay cap */
+	/* BPF run-time statistics on for bpf_stats_sample_ms of every bpf_stats_period_s (0: never) */
+	uint64_t bpf_stats_sample_ms;
+	uint64_t bpf_stats_period_s;
 };
 
-/* Fills c with the defaults (interval 10 s, spool 64 MiB, depth 2, backoff cap 60 s). */
+/* Fills c with the defaults (interval 10 s, spool 64 MiB, depth 2, backoff cap 60 s,
+ * BPF statistics 1000 ms of every 10 s). */
 void config_defaults(struct agent_config *c);
 /* Sets one key (file spelling, e.g. "spool_max_bytes") from text; 0, or -1 with the reason in err. */
 int config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen);

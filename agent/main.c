@@ -85,7 +85,8 @@ static void usage(void)
 	    "  --cgroup-depth N       deeper cgroups count in their ancestor at depth N (default 2)\n"
 	    "  --ca-file FILE         PEM CA certificates to verify an https server with\n"
 	    "  --backoff-max SECONDS  longest wait between delivery retries (default 60)\n"
-	    "  --disable LIST         collectors to leave out, comma-separated (runqlat, iocost, sched_ext, topology)\n"
+	    "  --disable LIST         collectors to leave out, comma-separated (runqlat, iocost, sched_ext, topology,\n"
+	    "                         agent_cost)\n"
 	    "  -v, --verbose          log debug lines\n"
 	    "  -h, --help             show this help and exit\n"
 	    "  -V, --version          show the version and exit\n"
@@ -353,6 +354,8 @@ int main(int argc, char **argv)
 	}
 	opt.cgroup_depth = cfg.cgroup_depth;
 	opt.disable = cfg.disable;
+	opt.bpf_stats_sample_ms = cfg.bpf_stats_sample_ms;
+	opt.bpf_stats_period_ms = cfg.bpf_stats_period_s * 1000;
 	/* Large buffers (libbpf's copy of the kernel BTF) are mmap'd and unmapped
 	 * on free rather than kept in the heap, so the collectors' BPF loads, one
 	 * after another, do not stack up in the peak resident size. */

@@ -19,6 +19,8 @@ struct agent_options {
 	/* The one follower of /sys/kernel/sched_ext the collectors share; NULL on
 	 * kernels without sched_ext. Started before and stopped after them. */
 	struct sched_ext_watch *sched_watch;
+	/* BPF run-time statistics are on for sample_ms of every period_ms (agent_cost). */
+	uint64_t bpf_stats_sample_ms, bpf_stats_period_ms;
 };
 
 struct collector {

@@ -6,13 +6,22 @@
 #include <string.h>
 
 #include "agent/host/host_info.h"
+#include "agent/report/agent_cost.h"
 #include "agent/iocost/iocost.h"
 #include "agent/runqlat/runqlat.h"
 #include "agent/host/sched_ext.h"
 #include "agent/host/topology.h"
 
+/* agent_cost comes first: its counters are read closest to the interval's end, before the others'
+ * collection time (which it counts in the next interval's cpu_ns). */
 const struct collector *const collectors[] = {
-	&host_info_collector, &topology_collector, &sched_ext_collector, &runqlat_collector, &iocost_collector, NULL,
+	&agent_cost_collector,
+	&host_info_collector,
+	&topology_collector,
+	&sched_ext_collector,
+	&runqlat_collector,
+	&iocost_collector,
+	NULL,
 };
 
 bool collector_listed(const char *list, const char *name)
@@ -40,7 +49,7 @@ int collector_check_list(const char *list, char *err, size_t errlen)
 		if (!known || (len == 4 && strncmp(p, "host", 4) == 0)) {
 			snprintf(err, errlen,
 				 "'%.*s' is not a collector that can be left out (runqlat, iocost, "
-				 "sched_ext, topology)",
+				 "sched_ext, topology, agent_cost)",
 				 (int)len, p);
 			return -1;
 		}

@@ -38,6 +38,9 @@ static void test_config_defaults(void **state)
 	assert_int_equal(c.cgroup_depth, 2);
 	assert_true(c.spool_max_bytes > 0);
 	assert_string_equal(c.server, "");
+	/* BPF run-time statistics 1 s of every 10 s (README) */
+	assert_int_equal(c.bpf_stats_sample_ms, 1000);
+	assert_int_equal(c.bpf_stats_period_s, 10);
 }
 
 static void test_config_reads_every_key(void **state)
@@ -58,7 +61,9 @@ static void test_config_reads_every_key(void **state)
 		 "spool_max_bytes = 2M\n"
 		 "cgroup_depth = 3\n"
 		 "ca_file = %s\n"
-		 "backoff_max = 7\n",
+		 "backoff_max = 7\n"
+		 "bpf_stats_sample_ms = 500\n"
+		 "bpf_stats_period = 30\n",
 		 tok, tok);
 	config_defaults(&c);
 	assert_int_equal(config_load_file(&c, write_file("a.conf", text), true, err, sizeof(err)), 0);
@@ -70,6 +75,8 @@ static void test_config_reads_every_key(void **state)
 	assert_int_equal(c.spool_max_bytes, 2u << 20);
 	assert_int_equal(c.cgroup_depth, 3);
 	assert_int_equal(c.backoff_max_s, 7);
+	assert_int_equal(c.bpf_stats_sample_ms, 500);
+	assert_int_equal(c.bpf_stats_period_s, 30);
 }
 
 static void test_config_unknown_key_names_file_and_line(void **state)
@@ -98,13 +105,23 @@ static void test_config_unknown_section_is_an_error(void **state)
 static void test_config_bad_values(void **state)
 {
 	static const char *const bad[][2] = {
-		{ "interval", "0" },          { "interval", "ten" },
-		{ "interval", "-1" },         { "interval", "3601" },
-		{ "interval", "" },           { "spool_max_bytes", "12Q" },
-		{ "spool_max_bytes", "100" }, { "spool_max_bytes", "99999999G" },
-		{ "cgroup_depth", "17" },     { "server", "ftp://x" },
-		{ "server", "schedio:8080" }, { "spool_dir", "relative/path" },
-		{ "ca_file", "ca.pem" },      { "backoff_max", "0" },
+		{ "interval", "0" },
+		{ "interval", "ten" },
+		{ "interval", "-1" },
+		{ "interval", "3601" },
+		{ "interval", "" },
+		{ "spool_max_bytes", "12Q" },
+		{ "spool_max_bytes", "100" },
+		{ "spool_max_bytes", "99999999G" },
+		{ "cgroup_depth", "17" },
+		{ "server", "ftp://x" },
+		{ "server", "schedio:8080" },
+		{ "spool_dir", "relative/path" },
+		{ "ca_file", "ca.pem" },
+		{ "backoff_max", "0" },
+		{ "bpf_stats_sample_ms", "1s" },
+		{ "bpf_stats_sample_ms", "3600001" },
+		{ "bpf_stats_period", "0" },
 	};
 	struct agent_config c;
 	char err[512];
