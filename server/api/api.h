@@ -40,7 +40,7 @@ enum MHD_Result api_host_runqlat(struct http_request *req);
 enum MHD_Result api_fleet_runqlat(struct http_request *req);
 /* GET /api/v1/hosts/{id}/iocost: iocost series per disk and cgroup (api_iocost.c). */
 enum MHD_Result api_host_iocost(struct http_request *req);
-/* GET /api/v1/hosts/{id}/health: sched_ext schedulers and exits, per-report health points (api_sched_health.c). */
+/* GET /api/v1/hosts/{id}/health: schedulers, exits and health points summed per ?step (api_sched_health.c). */
 enum MHD_Result api_host_health(struct http_request *req);
 /* GET /api/v1/fleet/health: per host ejections and agent cost against the budgets. */
 enum MHD_Result api_fleet_health(struct http_request *req);

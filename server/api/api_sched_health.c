@@ -5,8 +5,13 @@
  * contract (notes: contract17).
  *
  * Both read the raw reports' health (store health_scan) and the exits table
- * (exits_scan) over [from, to) of query_from_to: a report belongs to the
- * range by its start, an exit by its t_ms. A host's agent CPU share is its
+ * (exits_scan) over [from, to): a report belongs to the range by its start,
+ * an exit by its t_ms. The host view takes ?step like the runqlat routes
+ * (query_range_parse: default ~200 points, from aligned down to the step)
+ * and answers one point per step holding a report: its start_ms/end_ms the
+ * earliest start and latest end of those reports, `reports` their number,
+ * the counts (events, nr_rejected, L3 waits, agent cpu_ns and BPF runs)
+ * summed, rss_bytes the latest report's (by start). A host's agent CPU share is its
  * cpu_ns summed over the reports that carried it, divided by the wall time
  * of those same reports' intervals (so a host that reported half the range
  * is not shown at half its cost); the BPF share likewise with the programs'
@@ -39,8 +44,18 @@ struct prog_sum {
 	int64_t run_cnt, run_time_ns;
 };
 
+/* One point of the host view: the reports starting in one step of the range. */
+struct bucket {
+	int64_t start_ms, end_ms, reports;
+	cJSON *events, *l3; /* summed per name / per CPU list; NULL: no report had them */
+	bool has_rejected, has_cpu, has_bpf;
+	int64_t nr_rejected, cpu_ns, bpf_run_cnt, bpf_run_time_ns;
+	int64_t rss_bytes, rss_t; /* rss_t: start of the report rss_bytes is from, -1: none */
+};
+
 struct host_ctx {
-	cJSON *points;
+	struct query_range qr;
+	struct bucket *buckets; /* qr.points of them */
 	struct sched_seen *sched;
 	size_t nsched, capsched;
 	struct prog_sum *progs;
@@ -129,50 +144,153 @@ static void add_prog(struct host_ctx *c, const cJSON *p, int64_t *cnt, int64_t *
 	e->run_time_ns += t;
 }
 
-/* One report as a point: its interval and whatever of the health it carried. */
-static int add_point(void *arg, const struct store_health *h)
+/* Adds every number of src into the same-named number of dst (created when
+ * absent); other members of src (an L3 domain's cpus) are left to the caller. */
+static int sum_numbers(cJSON *dst, const cJSON *src)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, src)
+	{
+		cJSON *d;
+
+		if (!cJSON_IsNumber(it) || !it->string)
+			continue;
+		d = cJSON_GetObjectItemCaseSensitive(dst, it->string);
+		if (cJSON_IsNumber(d))
+			cJSON_SetNumberValue(d, d->valuedouble + it->valuedouble);
+		else if (!d && !cJSON_AddNumberToObject(dst, it->string, it->valuedouble))
+			return -1;
+	}
+	return 0;
+}
+
+/* Adds a report's L3 domains into the bucket's, matched by their CPU list. */
+static int sum_l3(struct bucket *b, const cJSON *l3)
+{
+	const cJSON *d;
+
+	if (!b->l3 && !(b->l3 = cJSON_CreateArray()))
+		return -1;
+	cJSON_ArrayForEach(d, l3)
+	{
+		const cJSON *cpus = cJSON_GetObjectItemCaseSensitive(d, "cpus");
+		cJSON *e = NULL, *it;
+
+		cJSON_ArrayForEach(it, b->l3)
+		{
+			if (cJSON_Compare(cJSON_GetObjectItemCaseSensitive(it, "cpus"), cpus, true) ||
+			    (!cpus && !cJSON_GetObjectItemCaseSensitive(it, "cpus"))) {
+				e = it;
+				break;
+			}
+		}
+		if (!e) {
+			if (!(e = cJSON_CreateObject()))
+				return -1;
+			cJSON_AddItemToArray(b->l3, e);
+			if (cpus && !cJSON_AddItemToObject(e, "cpus", cJSON_Duplicate(cpus, true)))
+				return -1;
+		}
+		if (sum_numbers(e, d))
+			return -1;
+	}
+	return 0;
+}
+
+/* One report into the step bucket its start falls in: its interval widens
+ * the bucket's, its counts add up, its RSS replaces an older report's. */
+static int add_report(void *arg, const struct store_health *h)
 {
 	struct host_ctx *c = arg;
-	cJSON *pt = cJSON_CreateObject(), *doc, *it, *agent, *out;
-	static const char *const moved[] = { "events", "nr_rejected", "l3" };
+	long i = query_point(&c->qr, h->start_ms);
+	struct bucket *b;
+	cJSON *doc;
+	const cJSON *it, *agent;
 
-	if (!pt)
-		return -1;
-	cJSON_AddItemToArray(c->points, pt);
-	cJSON_AddNumberToObject(pt, "start_ms", (double)h->start_ms);
-	cJSON_AddNumberToObject(pt, "end_ms", (double)h->end_ms);
+	if (i < 0)
+		return 0;
+	b = &c->buckets[i];
+	if (!b->reports++ || h->start_ms < b->start_ms)
+		b->start_ms = h->start_ms;
+	if (b->reports == 1 || h->end_ms > b->end_ms)
+		b->end_ms = h->end_ms;
 	doc = h->health ? cJSON_Parse(h->health) : NULL;
 	if (!doc)
 		return 0;
-	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++)
-		if ((it = cJSON_DetachItemFromObjectCaseSensitive(doc, moved[i])))
-			cJSON_AddItemToObject(pt, moved[i], it);
+	if ((it = cJSON_GetObjectItemCaseSensitive(doc, "events")) &&
+	    ((!b->events && !(b->events = cJSON_CreateObject())) || sum_numbers(b->events, it)))
+		c->oom = true;
+	if (cJSON_IsNumber(it = cJSON_GetObjectItemCaseSensitive(doc, "nr_rejected"))) {
+		b->has_rejected = true;
+		b->nr_rejected += (int64_t)it->valuedouble;
+	}
+	if ((it = cJSON_GetObjectItemCaseSensitive(doc, "l3")) && sum_l3(b, it))
+		c->oom = true;
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "schedulers"))
 	{
 		merge_sched(c, it);
 	}
 	agent = cJSON_GetObjectItemCaseSensitive(doc, "agent");
-	if (agent) {
-		const cJSON *bpf = cJSON_GetObjectItemCaseSensitive(agent, "bpf");
+	if (cJSON_IsNumber(it = cJSON_GetObjectItemCaseSensitive(agent, "cpu_ns"))) {
+		b->has_cpu = true;
+		b->cpu_ns += (int64_t)it->valuedouble;
+	}
+	if (cJSON_IsNumber(it = cJSON_GetObjectItemCaseSensitive(agent, "rss_bytes")) && h->start_ms >= b->rss_t) {
+		b->rss_bytes = (int64_t)it->valuedouble;
+		b->rss_t = h->start_ms;
+	}
+	if ((it = cJSON_GetObjectItemCaseSensitive(agent, "bpf"))) {
+		const cJSON *p;
 
-		out = cJSON_AddObjectToObject(pt, "agent");
-		if ((it = cJSON_DetachItemFromObjectCaseSensitive(agent, "cpu_ns")))
-			cJSON_AddItemToObject(out, "cpu_ns", it);
-		if ((it = cJSON_DetachItemFromObjectCaseSensitive(agent, "rss_bytes")))
-			cJSON_AddItemToObject(out, "rss_bytes", it);
-		if (bpf) {
-			int64_t cnt = 0, time = 0;
-
-			cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(bpf, "programs"))
-			{
-				add_prog(c, it, &cnt, &time);
-			}
-			cJSON_AddNumberToObject(out, "bpf_run_time_ns", (double)time);
-			cJSON_AddNumberToObject(out, "bpf_run_cnt", (double)cnt);
+		b->has_bpf = true;
+		cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(it, "programs"))
+		{
+			add_prog(c, p, &b->bpf_run_cnt, &b->bpf_run_time_ns);
 		}
 	}
 	cJSON_Delete(doc);
 	return c->oom ? -1 : 0;
+}
+
+/* The buckets that hold a report, oldest first, as the answer's points
+ * (takes the buckets' events and l3). */
+static int put_points(struct host_ctx *c, cJSON *points)
+{
+	for (size_t i = 0; i < c->qr.points; i++) {
+		struct bucket *b = &c->buckets[i];
+		cJSON *pt, *a;
+
+		if (!b->reports)
+			continue;
+		if (!(pt = cJSON_CreateObject()))
+			return -1;
+		cJSON_AddItemToArray(points, pt);
+		cJSON_AddNumberToObject(pt, "start_ms", (double)b->start_ms);
+		cJSON_AddNumberToObject(pt, "end_ms", (double)b->end_ms);
+		cJSON_AddNumberToObject(pt, "reports", (double)b->reports);
+		if (b->events)
+			cJSON_AddItemToObject(pt, "events", b->events);
+		b->events = NULL;
+		if (b->has_rejected)
+			cJSON_AddNumberToObject(pt, "nr_rejected", (double)b->nr_rejected);
+		if (b->l3)
+			cJSON_AddItemToObject(pt, "l3", b->l3);
+		b->l3 = NULL;
+		if (!b->has_cpu && b->rss_t < 0 && !b->has_bpf)
+			continue;
+		if (!(a = cJSON_AddObjectToObject(pt, "agent")))
+			return -1;
+		if (b->has_cpu)
+			cJSON_AddNumberToObject(a, "cpu_ns", (double)b->cpu_ns);
+		if (b->rss_t >= 0)
+			cJSON_AddNumberToObject(a, "rss_bytes", (double)b->rss_bytes);
+		if (b->has_bpf) {
+			cJSON_AddNumberToObject(a, "bpf_run_time_ns", (double)b->bpf_run_time_ns);
+			cJSON_AddNumberToObject(a, "bpf_run_cnt", (double)b->bpf_run_cnt);
+		}
+	}
+	return 0;
 }
 
 static int add_exit(void *arg, const struct store_exit *e)
@@ -204,41 +322,61 @@ static int prog_cmp(const void *a, const void *b)
 	return strcmp(((const struct prog_sum *)a)->name, ((const struct prog_sum *)b)->name);
 }
 
+static void host_ctx_free(struct host_ctx *c)
+{
+	for (size_t i = 0; c->buckets && i < c->qr.points; i++) {
+		cJSON_Delete(c->buckets[i].events);
+		cJSON_Delete(c->buckets[i].l3);
+	}
+	free(c->buckets);
+	free(c->sched);
+	free(c->progs);
+}
+
 enum MHD_Result api_host_health(struct http_request *req)
 {
 	struct host_ctx c = { 0 };
 	struct store *st;
 	struct store_host h;
 	enum MHD_Result reply;
-	int64_t from, to;
-	cJSON *doc, *sched, *exits, *progs;
-	int rc;
+	cJSON *doc, *sched, *exits, *points, *progs;
+	int rc = -1;
 
-	if (query_from_to(req, &from, &to, &reply))
+	if (query_range_parse(req, &c.qr, &reply))
 		return reply;
+	c.buckets = calloc(c.qr.points, sizeof(*c.buckets));
+	if (!c.buckets)
+		return http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
+	for (size_t i = 0; i < c.qr.points; i++)
+		c.buckets[i].rss_t = -1;
 	st = store_pool_get(req->srv->readers);
 	if (query_host(req, st, &h, &reply)) {
 		store_pool_put(req->srv->readers, st);
+		host_ctx_free(&c);
 		return reply;
 	}
 	doc = cJSON_CreateObject();
 	cJSON_AddStringToObject(doc, "host_id", h.machine_id);
-	cJSON_AddNumberToObject(doc, "from", (double)from);
-	cJSON_AddNumberToObject(doc, "to", (double)to);
+	cJSON_AddNumberToObject(doc, "from", (double)c.qr.from);
+	cJSON_AddNumberToObject(doc, "to", (double)c.qr.to);
+	cJSON_AddNumberToObject(doc, "step_ms", (double)c.qr.step);
 	sched = cJSON_AddArrayToObject(doc, "schedulers");
 	exits = cJSON_AddArrayToObject(doc, "exits");
-	c.points = cJSON_AddArrayToObject(doc, "points");
+	points = cJSON_AddArrayToObject(doc, "points");
 	progs = cJSON_AddArrayToObject(doc, "bpf_programs");
-	rc = st->ops->health_scan(st, h.id, from, to, add_point, &c);
+	if (points && sched && progs && exits)
+		rc = st->ops->health_scan(st, h.id, c.qr.from, c.qr.to, add_report, &c);
 	if (rc == 0)
-		rc = st->ops->exits_scan(st, h.id, from, to, add_exit, exits);
+		rc = st->ops->exits_scan(st, h.id, c.qr.from, c.qr.to, add_exit, exits);
 	store_pool_put(req->srv->readers, st);
 	query_host_free(&h);
-	if (rc || !c.points || !sched || !progs) {
-		free(c.sched);
-		free(c.progs);
+	if (rc == 0)
+		rc = put_points(&c, points);
+	if (rc) {
+		host_ctx_free(&c);
 		cJSON_Delete(doc);
-		return http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "database error");
+		return http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					c.oom ? "out of memory" : "database error");
 	}
 	if (c.nsched)
 		qsort(c.sched, c.nsched, sizeof(*c.sched), sched_cmp);
@@ -264,8 +402,7 @@ enum MHD_Result api_host_health(struct http_request *req)
 		cJSON_AddNumberToObject(o, "run_cnt", (double)c.progs[i].run_cnt);
 		cJSON_AddNumberToObject(o, "run_time_ns", (double)c.progs[i].run_time_ns);
 	}
-	free(c.sched);
-	free(c.progs);
+	host_ctx_free(&c);
 	return http_reply_json(req, MHD_HTTP_OK, doc);
 }
 

@@ -105,15 +105,16 @@ class Health(unittest.TestCase):
             for rep in (self.r1, self.r2):
                 a = rep["agent"]
                 want_points.append({
-                    "start_ms": rep["interval"]["start_ms"], "end_ms": rep["interval"]["end_ms"],
+                    "start_ms": rep["interval"]["start_ms"], "end_ms": rep["interval"]["end_ms"], "reports": 1,
                     "events": rep["sched_ext"]["events"], "nr_rejected": rep["sched_ext"]["nr_rejected"],
                     "l3": rep["runqlat"]["l3_domains"],
                     "agent": {"cpu_ns": a["cpu_ns"], "rss_bytes": a["rss_bytes"],
                               "bpf_run_time_ns": sum(p["run_time_ns"] for p in a["bpf"]["programs"]),
                               "bpf_run_cnt": sum(p["run_cnt"] for p in a["bpf"]["programs"])}})
-            want_points.append({"start_ms": b + 2 * INTERVAL, "end_ms": b + 3 * INTERVAL})
+            want_points.append({"start_ms": b + 2 * INTERVAL, "end_ms": b + 3 * INTERVAL, "reports": 1})
+            # 2 min at the default ~200 points: 1 s steps, so one report per point.
             self.assertEqual(got["points"], want_points)
-            self.assertEqual((got["host_id"], got["from"], got["to"]), ("h1", frm, to))
+            self.assertEqual((got["host_id"], got["from"], got["to"], got["step_ms"]), ("h1", frm, to, 1000))
             # fifo (enable_seq 6) seen in both reports: one entry from its first to its last sighting.
             self.assertEqual(got["schedulers"], [
                 {"ops": "fifo", "enable_seq": 6, "first_ms": b - 5000, "last_ms": b + 12000, "partial": False},
@@ -123,7 +124,7 @@ class Health(unittest.TestCase):
                 {"name": "schedio_rq_swtch", "run_cnt": 12345 + 1000, "run_time_ns": 678901 + 50000},
                 {"name": "schedio_wakeup", "run_cnt": 100, "run_time_ns": 2000}])
             # The default range (the last hour) holds them too; a range without them is empty.
-            self.assertEqual(len(s.get_json("/api/v1/hosts/h1/health")["points"]), 3)
+            self.assertEqual(sum(p["reports"] for p in s.get_json("/api/v1/hosts/h1/health")["points"]), 3)
             empty = s.get_json(f"/api/v1/hosts/h1/health?from={b - 7200000}&to={b - 3600000}")
             self.assertEqual((empty["points"], empty["exits"], empty["schedulers"], empty["bpf_programs"]),
                              ([], [], [], []))
@@ -157,6 +158,108 @@ class Health(unittest.TestCase):
             late = s.get_json(f"/api/v1/fleet/health?from={b + 15000}&to={b + 16000}")
             self.assertEqual([(h["host_id"], h["ejections"]) for h in late["hosts"]], [("h1", 1)])
 
+    def test_points_are_step_buckets_with_exact_sums(self):
+        step = 30000
+        b0 = now_ms() - 30 * 60000
+        b0 -= b0 % 60000
+        reps = []
+        for i in range(14):
+            if i == 7:
+                continue  # a report lost: its point holds two
+            start = b0 + i * INTERVAL
+            if i == 4:  # an older agent's report: its interval and nothing else
+                reps.append(report("hb", i + 1, start_ms=start, interval_ms=INTERVAL, cgroups=1, disks=0))
+                continue
+            l3 = [([0, 1], 1000 * i + 7, 10 + i, 100 * i, i), ([2, 3], 500 + i, 5, i, 1)]
+            if i % 4 == 1:
+                l3.append(([4, 5], 777, 3, 77, 1))  # a domain only some reports of a point have
+            progs = [("schedio_rq_swtch", 100 + i, 5000 + 13 * i)] + ([("schedio_wakeup", i, 3 * i)] if i % 2 else [])
+            rep = healthy("hb", i + 1, start, 1000000 + 12345 * i, 9000000 + (i * 7) % 5 * 4096,
+                          {"select_cpu_fallback": 3 * i, f"ev{i % 3}": i + 1}, l3, progs, nr_rejected=i % 3)
+            if i == 11:  # 3 s late: the point ends after its step does
+                rep["interval"] = {"start_ms": start + 3000, "end_ms": start + 3000 + INTERVAL}
+            if i == 12:  # without the agent's cost
+                del rep["agent"]["cpu_ns"], rep["agent"]["rss_bytes"], rep["agent"]["bpf"]
+            reps.append(rep)
+
+        # The expected points, bucketed here from the posted reports.
+        frm, to = b0 - 5000, b0 + 15 * INTERVAL
+        aligned = frm - frm % step
+        want, rss_at, rss_max = {}, {}, {}
+        for r in reps:
+            st, en = r["interval"]["start_ms"], r["interval"]["end_ms"]
+            k = (st - aligned) // step
+            p = want.setdefault(k, {"start_ms": st, "end_ms": en, "reports": 0})
+            p["start_ms"], p["end_ms"], p["reports"] = min(p["start_ms"], st), max(p["end_ms"], en), p["reports"] + 1
+            scx = r["sched_ext"]
+            for name, v in scx.get("events", {}).items():
+                p.setdefault("events", {})[name] = p.get("events", {}).get(name, 0) + v
+            if "nr_rejected" in scx:
+                p["nr_rejected"] = p.get("nr_rejected", 0) + scx["nr_rejected"]
+            for d in r["runqlat"].get("l3_domains", []):
+                doms = p.setdefault("l3", [])
+                e = next((x for x in doms if x["cpus"] == d["cpus"]), None)
+                if e is None:
+                    doms.append(dict(d))
+                else:
+                    for f in ("wait_ns", "waits", "idle_sibling_wait_ns", "idle_sibling_waits"):
+                        e[f] += d[f]
+            a = r["agent"]
+            if "cpu_ns" in a:
+                ag = p.setdefault("agent", {})
+                ag["cpu_ns"] = ag.get("cpu_ns", 0) + a["cpu_ns"]
+            if "rss_bytes" in a:
+                rss_max[k] = max(rss_max.get(k, 0), a["rss_bytes"])
+                if st >= rss_at.get(k, -1):
+                    p.setdefault("agent", {})["rss_bytes"], rss_at[k] = a["rss_bytes"], st
+            if "bpf" in a:
+                ag = p.setdefault("agent", {})
+                ag["bpf_run_time_ns"] = ag.get("bpf_run_time_ns", 0) + sum(x["run_time_ns"] for x in a["bpf"]["programs"])
+                ag["bpf_run_cnt"] = ag.get("bpf_run_cnt", 0) + sum(x["run_cnt"] for x in a["bpf"]["programs"])
+        want_points = [want[k] for k in sorted(want)]
+        # The reports chosen make the test tell "latest" from "max" and see a point of two reports.
+        self.assertTrue(any(want[k]["agent"]["rss_bytes"] != rss_max[k] for k in rss_max))
+        self.assertIn(2, [p["reports"] for p in want_points])
+
+        with Server("--open-ingest") as s:
+            for r in reps:
+                self.assertEqual(post(s, r).status, 200)
+            got = s.get_json(f"/api/v1/hosts/hb/health?from={frm}&to={to}&step={step}")
+            self.assertEqual((got["from"], got["to"], got["step_ms"]), (aligned, to, step))
+            self.assertEqual(len(got["points"]), 5)
+            self.assertEqual(got["points"], want_points)
+            # Coarser points sum to the same totals as the finest ones.
+            fine = s.get_json(f"/api/v1/hosts/hb/health?from={frm}&to={to}&step=1000")["points"]
+            self.assertEqual(len(fine), len(reps))
+            self.assertEqual(sum(p["agent"]["cpu_ns"] for p in got["points"] if "cpu_ns" in p.get("agent", {})),
+                             sum(r["agent"].get("cpu_ns", 0) for r in reps))
+            self.assertEqual(sum(p.get("nr_rejected", 0) for p in fine), sum(p.get("nr_rejected", 0) for p in got["points"]))
+
+    def test_default_step_keeps_a_day_small(self):
+        day, n = 86400000, 1200
+        end = now_ms() - 60000
+        end -= end % 1000
+        gap = day // n  # 72 s between reports
+        with Server("--open-ingest") as s:
+            for i in range(n):
+                rep = report("day", i + 1, start_ms=end - day + i * gap, interval_ms=INTERVAL, cgroups=1, cpus=1,
+                             disks=0)
+                rep["agent"].update({"cpu_ns": 1000 + i, "rss_bytes": 8000000 + i})
+                self.assertEqual(post(s, rep).status, 200)
+            path = f"/api/v1/hosts/day/health?from={end - day}&to={end}"
+            r = s.request("GET", path)
+            got = r.json()
+            # 24 h / 200 points = 432 s: the next nice step is 10 min, 144 points.
+            self.assertEqual(got["step_ms"], 600000)
+            self.assertLessEqual(len(got["points"]), 300)
+            self.assertEqual(sum(p["reports"] for p in got["points"]), n)
+            self.assertEqual(sum(p["agent"]["cpu_ns"] for p in got["points"]), sum(1000 + i for i in range(n)))
+            self.assertEqual(got["points"][-1]["agent"]["rss_bytes"], 8000000 + n - 1)
+            # A step finer than the reports: one point each, and several times the bytes.
+            fine = s.request("GET", path + "&step=60000")
+            self.assertEqual(len(fine.json()["points"]), n)
+            self.assertGreater(len(fine.body), 4 * len(r.body), (len(fine.body), len(r.body)))
+
     def test_reports_match_the_documented_schema(self):
         try:
             import jsonschema  # not in the standard library: checked where installed
@@ -174,7 +277,10 @@ class Health(unittest.TestCase):
     def test_errors_bad_range_and_unknown_host(self):
         with Server("--open-ingest") as s:
             self.assertEqual(post(s, self.r1).status, 200)
+            hour_ago = now_ms() - 3600000
             for path in ("/api/v1/hosts/h1/health?from=abc", "/api/v1/hosts/h1/health?from=10&to=5",
+                         "/api/v1/hosts/h1/health?step=abc", "/api/v1/hosts/h1/health?step=-5",
+                         f"/api/v1/hosts/h1/health?from={hour_ago}&step=1",  # 3.6 million points
                          "/api/v1/fleet/health?to=x", "/api/v1/fleet/health?from=10&to=5"):
                 r = s.request("GET", path)
                 self.assertEqual(r.status, 400, path)
@@ -335,7 +441,8 @@ class Health(unittest.TestCase):
             self.assertEqual(post(s, self.r2).status, 200)
             got = s.get_json(f"/api/v1/hosts/h1/health?from={b - 60000}&to={b + 60000}")
             self.assertEqual([sorted(p) for p in got["points"]],
-                             [["end_ms", "start_ms"], ["agent", "end_ms", "events", "l3", "nr_rejected", "start_ms"]])
+                             [["end_ms", "reports", "start_ms"],
+                              ["agent", "end_ms", "events", "l3", "nr_rejected", "reports", "start_ms"]])
             self.assertEqual(len(got["exits"]), 2)
             self.assertEqual([x["seq"] for x in s.get_json("/api/v1/hosts/h1/reports?from=0")["reports"]], [1, 2])
 

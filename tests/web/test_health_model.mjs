@@ -61,5 +61,13 @@ t.ok(l3.length === 1 && l3[0].points[0].y === 25 && l3[0].points[1].y === null &
 const ag = agentSeries([pt(0, 10, { agent: { cpu_ns: 10e6, rss_bytes: 5e6, bpf_run_time_ns: 5e6, bpf_run_cnt: 1000 } }), pt(10, 20, {})]);
 t.ok(ag && ag.cpu[0].y === 0.1 && ag.mean.cpu === 0.1 && ag.bpfNs[0].y === 5e5 && ag.bpfRuns[0].y === 100 && ag.lastRss === 5e6, `agent figures per interval (${JSON.stringify(ag && ag.mean)})`);
 t.ok(agentSeries([pt(0, 10)]) === null, 'no agent figures: null');
+// a point of the server's step buckets: three reports summed over 0-31 s (one 1 s late);
+// rates are the sums over the point's own span, the memory its latest report's
+const wide = [pt(0, 31, { reports: 3, events: { x: 62 }, agent: { cpu_ns: 31e6, rss_bytes: 7e6, bpf_run_time_ns: 62e6, bpf_run_cnt: 310 } }),
+  pt(31, 41, { reports: 1, agent: { cpu_ns: 0, rss_bytes: 6e6 } })];
+const wa = agentSeries(wide), we = eventSeries(wide);
+t.ok(we[0].points[0].y === 2 && we[0].points[0].x === 31 * S && we[0].total === 62, `a wide point's event rate is its sum over its span (${JSON.stringify(we[0].points)})`);
+t.ok(wa.cpu[0].y === 0.1 && wa.cpu[1].y === 0 && Math.abs(wa.mean.cpu - 31e6 * 100 / 41e9) < 1e-12 && wa.bpfNs[0].y === 2e6 && wa.bpfRuns[0].y === 10 && wa.lastRss === 6e6,
+  `wide points: CPU and BPF per second of each point, the mean over all points' spans, the latest memory (${JSON.stringify(wa.mean)})`);
 t.ok(pct3(0.0123456) === '0.0123%' && pct3(0) === '0%' && perSec(1234.5) === '1,235/s' && perSec(0.05) === '0.05/s', 'formats');
 t.done();

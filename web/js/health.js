@@ -1,7 +1,7 @@
 // health.js - the sched_ext health answers of the API (issue 17) turned into
 // what the pages draw: which scheduler ran when (sched_ext schedulers and
 // EEVDF/fair between them), what each exit kind means, the kernel's event
-// counters as rates per interval, each L3 domain's idle-sibling share of its
+// counters as rates per point, each L3 domain's idle-sibling share of its
 // runqueue wait, and the agent's own cost; and the two formats they need
 // (tiny percentages, rates). No DOM here: the browser tests import it to
 // compute what the page should show.
@@ -125,14 +125,19 @@ export function timeline(resp, from, to) {
   return out.sort((a, b) => a.start - b.start);
 }
 
+// A point of the API is one step of reports (GET .../health?step): its
+// counts are summed over them and start_ms/end_ms are their earliest start
+// and latest end, so a rate is a sum over this span (a lost report inside a
+// point lowers it; coverage() likewise sees a point as one stretch), and its
+// rss_bytes is the latest report's.
 const secs = (p) => Math.max(0.001, (p.end_ms - p.start_ms) / 1000);
 
 // Counters the kernel keeps in ns rather than as a number of events
 // (SCX_EV_BYPASS_DURATION): shown as time, on their own axis.
 export const isDuration = (name) => name.endsWith('_duration');
 
-// The event counters: per name its rate per interval (per second, at the
-// interval's end) and its total over the range; nr_rejected as one more.
+// The event counters: per name its rate per point (per second, at the
+// point's end) and its total over the range; nr_rejected as one more.
 // Returns [{name, points: [{x, y}], total, duration}] with the busiest first.
 export function eventSeries(points) {
   const byName = new Map();
@@ -151,7 +156,7 @@ export function eventSeries(points) {
   return [...byName.values()].sort((a, b) => a.duration - b.duration || b.total - a.total || a.name.localeCompare(b.name));
 }
 
-// Work conservation per L3 domain: per interval the share (%) of the
+// Work conservation per L3 domain: per point the share (%) of the
 // domain's runqueue wait during which another CPU of the domain sat idle,
 // and the sums over the range. Domains are told apart by their CPU list.
 // Returns [{cpus, key, points: [{x, y}], wait_ns, idle_ns, waits, idle_waits, share}].
@@ -175,7 +180,7 @@ export function l3Series(points) {
   return out;
 }
 
-// The agent's own cost per interval: CPU as a share of one core (%), RSS,
+// The agent's own cost per point: CPU as a share of one core (%), RSS,
 // BPF run time per second of wall time and BPF program runs per second.
 // Returns {cpu, rss, bpfNs, bpfRuns: [{x, y}], mean: {cpu, bpfNs}, lastRss}
 // or null when no report carried the figures.

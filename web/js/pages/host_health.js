@@ -1,7 +1,7 @@
 // host_health.js - the host page's "sched_ext health" section (issue 17):
 // which scheduler ran when with every exit listed under the timeline (kind
 // and the kernel's reason and message), the kernel's sched_ext event counters
-// as rates per interval, work conservation per L3 domain (the share of the
+// as rates per point, work conservation per L3 domain (the share of the
 // runqueue wait spent while a sibling CPU sat idle) next to that domain's
 // runqueue latency, and the agent's own CPU, memory and BPF cost. A part with
 // nothing in the range says so instead of drawing an empty chart.
