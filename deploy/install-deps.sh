@@ -13,7 +13,7 @@ packages=(
 	libmicrohttpd-dev libsqlite3-dev libcjson-dev libcurl4-gnutls-dev zlib1g-dev
 	libinih-dev libcmocka-dev nettle-dev libgnutls28-dev libpq-dev
 	# tests and tools they drive
-	python3 curl jq sqlite3 faketime procps iproute2 stress-ng openssl
+	python3 python3-jsonschema curl jq sqlite3 faketime procps iproute2 stress-ng openssl
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap e2fsprogs
 	chromium fonts-dejavu-core
 	postgresql

@@ -235,7 +235,9 @@ class AgentCostTest(unittest.TestCase):
             a = rep["agent"]
             check_contract(self, a)
             cpu += a["cpu_ns"]
-            slack = max(0.02 * last.rss, 128 * 1024)
+            # The agent reads statm at the interval's end, the test VmRSS when the report is in: under
+            # ASan the allocator's quarantine and shadow keep growing in between (~0.7 MB seen).
+            slack = max((0.05 if harness.SANITIZE else 0.02) * last.rss, 128 * 1024)
             print(f"rss_bytes {a['rss_bytes']}  VmRSS {last.rss}  (slack {slack:.0f})")
             self.assertLessEqual(abs(a["rss_bytes"] - last.rss), slack)
         sched = last.sched_ns - first.sched_ns
