@@ -193,17 +193,24 @@ int store_pg_fleet_scan(struct store *base, enum store_level lv, const char *dim
 	return stop;
 }
 
-int store_pg_health_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_health_fn fn, void *arg)
+/* Rows of one host (host_id >= 0, statement one) or of all (all) in [from, to); NULL on error. */
+static PGresult *range_query(struct store *base, enum store_pg_stmt all, enum store_pg_stmt one, int64_t host_id,
+			     int64_t from, int64_t to)
 {
 	struct pg_params p = { 0 };
-	PGresult *r;
-	int stop = 0;
 
 	if (host_id >= 0)
 		pg_p_int(&p, host_id);
 	pg_p_int(&p, from);
 	pg_p_int(&p, to);
-	r = query(base, host_id < 0 ? STORE_PG_HEALTH_ALL : STORE_PG_HEALTH_HOST, &p);
+	return query(base, host_id < 0 ? all : one, &p);
+}
+
+int store_pg_health_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_health_fn fn, void *arg)
+{
+	PGresult *r = range_query(base, STORE_PG_HEALTH_ALL, STORE_PG_HEALTH_HOST, host_id, from, to);
+	int stop = 0;
+
 	if (!r)
 		return -1;
 	for (int i = 0; !stop && i < PQntuples(r); i++) {
@@ -221,15 +228,9 @@ int store_pg_health_scan(struct store *base, int64_t host_id, int64_t from, int6
 
 int store_pg_exits_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_exit_fn fn, void *arg)
 {
-	struct pg_params p = { 0 };
-	PGresult *r;
+	PGresult *r = range_query(base, STORE_PG_EXITS_ALL, STORE_PG_EXITS_HOST, host_id, from, to);
 	int stop = 0;
 
-	if (host_id >= 0)
-		pg_p_int(&p, host_id);
-	pg_p_int(&p, from);
-	pg_p_int(&p, to);
-	r = query(base, host_id < 0 ? STORE_PG_EXITS_ALL : STORE_PG_EXITS_HOST, &p);
 	if (!r)
 		return -1;
 	for (int i = 0; !stop && i < PQntuples(r); i++) {

@@ -9,12 +9,29 @@ static const char *col_text(sqlite3_stmt *st, int i)
 	return (const char *)sqlite3_column_text(st, i);
 }
 
-static int finish(sqlite3_stmt *st, int rc)
+/* Ends a walk over st's rows: the callback's stop value if it stopped, else 0 or -1 on a step error. */
+static int finish(sqlite3_stmt *st, int rc, int stop)
 {
 	sqlite3_reset(st);
+	if (stop)
+		return stop;
 	if (rc == SQLITE_DONE)
 		return 0;
 	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* The statement for rows of one host (host_id >= 0) or all, in [from, to): bound, ready to step. */
+static sqlite3_stmt *range_stmt(struct store_sqlite *s, enum store_sqlite_stmt all, enum store_sqlite_stmt one,
+				int64_t host_id, int64_t from, int64_t to)
+{
+	sqlite3_stmt *st = store_sqlite_stmt(s, host_id < 0 ? all : one);
+	int i = 1;
+
+	if (host_id >= 0)
+		sqlite3_bind_int64(st, i++, host_id);
+	sqlite3_bind_int64(st, i++, from);
+	sqlite3_bind_int64(st, i, to);
+	return st;
 }
 
 int store_sqlite_hosts(struct store *base, const char *machine_id, store_host_fn fn, void *arg)
@@ -45,11 +62,7 @@ int store_sqlite_hosts(struct store *base, const char *machine_id, store_host_fn
 		};
 		stop = fn(arg, &h);
 	}
-	if (stop) {
-		sqlite3_reset(st);
-		return stop;
-	}
-	return finish(st, rc);
+	return finish(st, rc, stop);
 }
 
 int store_sqlite_reports(struct store *base, int64_t host_id, int64_t from, int64_t to, store_report_fn fn, void *arg)
@@ -70,11 +83,7 @@ int store_sqlite_reports(struct store *base, int64_t host_id, int64_t from, int6
 		};
 		stop = fn(arg, &r);
 	}
-	if (stop) {
-		sqlite3_reset(st);
-		return stop;
-	}
-	return finish(st, rc);
+	return finish(st, rc, stop);
 }
 
 /* Walks rows in the column order of ROW_COLS (raw scans add end_ms last). */
@@ -98,11 +107,7 @@ static int walk_rows(sqlite3_stmt *st, int64_t width, store_row_fn fn, void *arg
 		r.end = width ? r.t + width : sqlite3_column_int64(st, 7);
 		stop = fn(arg, &r);
 	}
-	if (stop) {
-		sqlite3_reset(st);
-		return stop;
-	}
-	return finish(st, rc);
+	return finish(st, rc, stop);
 }
 
 /* scan and scan_hist: the same query, with or without the per-cgroup blobs. */
@@ -163,11 +168,7 @@ int store_sqlite_hosts_in(struct store *base, enum store_level lv, int64_t from,
 	sqlite3_bind_int64(st, i++, to);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		stop = fn(arg, sqlite3_column_int64(st, 0), 0);
-	if (stop) {
-		sqlite3_reset(st);
-		return stop;
-	}
-	return finish(st, rc);
+	return finish(st, rc, stop);
 }
 
 int store_sqlite_fleet_scan(struct store *base, enum store_level lv, const char *dim, int64_t from, int64_t to,
@@ -191,24 +192,16 @@ int store_sqlite_fleet_scan(struct store *base, enum store_level lv, const char 
 		};
 		stop = fn(arg, &r);
 	}
-	if (stop) {
-		sqlite3_reset(st);
-		return stop;
-	}
-	return finish(st, rc);
+	return finish(st, rc, stop);
 }
 
 int store_sqlite_health_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_health_fn fn,
 			     void *arg)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
-	sqlite3_stmt *st = store_sqlite_stmt(s, host_id < 0 ? STORE_SQLITE_HEALTH_ALL : STORE_SQLITE_HEALTH_HOST);
-	int rc, i = 1, stop = 0;
+	sqlite3_stmt *st = range_stmt(s, STORE_SQLITE_HEALTH_ALL, STORE_SQLITE_HEALTH_HOST, host_id, from, to);
+	int rc, stop = 0;
 
-	if (host_id >= 0)
-		sqlite3_bind_int64(st, i++, host_id);
-	sqlite3_bind_int64(st, i++, from);
-	sqlite3_bind_int64(st, i++, to);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_health h = {
 			.host_id = sqlite3_column_int64(st, 0),
@@ -218,23 +211,15 @@ int store_sqlite_health_scan(struct store *base, int64_t host_id, int64_t from, 
 		};
 		stop = fn(arg, &h);
 	}
-	if (stop) {
-		sqlite3_reset(st);
-		return stop;
-	}
-	return finish(st, rc);
+	return finish(st, rc, stop);
 }
 
 int store_sqlite_exits_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_exit_fn fn, void *arg)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
-	sqlite3_stmt *st = store_sqlite_stmt(s, host_id < 0 ? STORE_SQLITE_EXITS_ALL : STORE_SQLITE_EXITS_HOST);
-	int rc, i = 1, stop = 0;
+	sqlite3_stmt *st = range_stmt(s, STORE_SQLITE_EXITS_ALL, STORE_SQLITE_EXITS_HOST, host_id, from, to);
+	int rc, stop = 0;
 
-	if (host_id >= 0)
-		sqlite3_bind_int64(st, i++, host_id);
-	sqlite3_bind_int64(st, i++, from);
-	sqlite3_bind_int64(st, i++, to);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_exit e = {
 			.host_id = sqlite3_column_int64(st, 0),
@@ -246,9 +231,5 @@ int store_sqlite_exits_scan(struct store *base, int64_t host_id, int64_t from, i
 		};
 		stop = fn(arg, &e);
 	}
-	if (stop) {
-		sqlite3_reset(st);
-		return stop;
-	}
-	return finish(st, rc);
+	return finish(st, rc, stop);
 }
