@@ -146,7 +146,7 @@ static int cmp_double(const void *x, const void *y)
 /* Median of sorted v[0..n), n > 0: the middle one, or the mean of the two middle ones. */
 static double median_sorted(const double *v, size_t n)
 {
-	return (n & 1) ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return (n & 1) ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2; /* halves first: no overflow */
 }
 
 /* Median of one bootstrap resample of sorted v[0..n): n ranks drawn with
@@ -172,7 +172,7 @@ static double resample_median(struct compare_rng *r, const double *v, size_t n, 
 		}
 	}
 	memset(cnt, 0, n * sizeof(*cnt));
-	return (lo + hi) / 2;
+	return lo / 2 + hi / 2;
 }
 
 /* The p point (0..1) of sorted v[0..n) by linear interpolation between order statistics. */

@@ -19,6 +19,8 @@
 #include "server/compare/compare_stats.h"
 
 #define MAXH 64
+/* cmocka's assert_float_equal compares floats: doubles need their own. */
+#define assert_near(x, y, eps) assert_true(fabs((double)(x) - (double)(y)) <= (eps))
 
 static const struct compare_opts opts = { .metric = COMPARE_P99, .threshold = 0.05, .resamples = 2000, .seed = 42 };
 
@@ -86,7 +88,7 @@ static void test_compare_metric_of_matches_runqlat_api(void **state)
 	assert_true(compare_metric_of(&h, COMPARE_P99) == (double)hist_quantile(h.buckets, 0.99));
 	/* a bucket middle is within half a bucket (<= 3.125%) of the value */
 	assert_true(fabs(compare_metric_of(&h, COMPARE_P99) / 1e6 - 1) <= 0.03125);
-	assert_float_equal(compare_metric_of(&h, COMPARE_MEAN), 274800.0, 1e-9);
+	assert_near(compare_metric_of(&h, COMPARE_MEAN), 274800.0, 1e-9);
 }
 
 static void test_compare_verdict_band_edges(void **state)
@@ -125,7 +127,7 @@ static void test_compare_wide_interval_is_inconclusive(void **state)
 	assert_int_equal(res.verdict, COMPARE_INCONCLUSIVE);
 	assert_true(res.ci_low < 0.95 && res.ci_high > 1.05);
 	assert_true(res.ci_low <= res.ratio && res.ratio <= res.ci_high);
-	assert_float_equal(res.ratio, 1.02, 1e-12);
+	assert_near(res.ratio, 1.02, 1e-12);
 	assert_non_null(strstr(res.reason, "no-difference band 0.950 to 1.050"));
 	assert_non_null(strstr(res.summary, "A's p99 runqueue latency is 2% higher than B's (95% interval "));
 	assert_non_null(strstr(res.summary, "): inconclusive, the 95% interval"));
@@ -218,11 +220,11 @@ static void test_compare_paired_matches_by_host(void **state)
 	assert_int_equal(res.b_hosts, 10);
 	assert_int_equal(res.a_samples, 10000);
 	/* every pair says 1.10: no host-to-host spread left in the interval */
-	assert_float_equal(res.ratio, 1.10, 1e-12);
-	assert_float_equal(res.ci_low, 1.10, 1e-12);
-	assert_float_equal(res.ci_high, 1.10, 1e-12);
+	assert_near(res.ratio, 1.10, 1e-12);
+	assert_near(res.ci_low, 1.10, 1e-12);
+	assert_near(res.ci_high, 1.10, 1e-12);
 	assert_int_equal(res.verdict, COMPARE_WORSE);
-	assert_float_equal(res.b_value_ns, (75 + 90) / 2.0, 1e-12);
+	assert_near(res.b_value_ns, (75 + 90) / 2.0, 1e-12);
 
 	/* the same data unpaired: the spread between hosts swamps the 10% */
 	o.paired = false;
