@@ -156,8 +156,8 @@ static void test_store_labels_sqlite(void **state)
 	test_db_remove(&t);
 }
 
-/* A fresh database in the cluster of SCHEDIO_TEST_PG_STATE (second line: a conninfo URI ending
- * in /postgres); skipped without one. */
+/* A fresh database in the cluster of SCHEDIO_TEST_PG_STATE (second line: the URI of its postgres
+ * database); skipped without one. */
 static void test_store_labels_postgresql(void **state)
 {
 	const char *state_file = getenv("SCHEDIO_TEST_PG_STATE");
@@ -182,8 +182,9 @@ static void test_store_labels_postgresql(void **state)
 	assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
 	PQclear(r);
 	PQfinish(c);
-	assert_non_null(strstr(line[1], "/postgres"));
-	snprintf(conninfo, sizeof(conninfo), "%.*s/%s", (int)(strstr(line[1], "/postgres") - line[1]), line[1], name);
+	/* the same cluster, the new database: the URI's last path element replaced */
+	assert_non_null(strrchr(line[1], '/'));
+	snprintf(conninfo, sizeof(conninfo), "%.*s/%s", (int)(strrchr(line[1], '/') - line[1]), line[1], name);
 	assert_int_equal(pg_setup(conninfo, err, sizeof(err)), 0);
 	st = store_pg_open(conninfo, err, sizeof(err));
 	assert_non_null(st);
