@@ -247,9 +247,5 @@ int store_sqlite_label_hosts(struct store *base, const char *pair, int64_t from,
 	sqlite3_bind_int64(st, 3, to);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		stop = fn(arg, col_text(st, 0));
-	if (stop) {
-		sqlite3_reset(st);
-		return stop;
-	}
-	return finish(st, rc);
+	return finish(st, rc, stop);
 }
