@@ -71,7 +71,7 @@ struct compare_result {
 	double a_value_ns, b_value_ns; /* medians over the arms' hosts; NAN for an empty arm */
 	size_t a_hosts, b_hosts;       /* hosts with a value in each arm */
 	size_t pairs;                  /* hosts in both arms (paired only, else 0) */
-	uint64_t a_samples, b_samples; /* samples over the arms' hosts */
+	uint64_t a_samples, b_samples; /* samples over the arms' hosts (the paired hosts when paired) */
 	char reason[256];              /* why inconclusive; "" otherwise */
 	char summary[512];             /* one plain sentence */
 };
