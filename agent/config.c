@@ -2,7 +2,8 @@
  * the file and for the flag alike, so a value means the same wherever it is
  * written. Unknown keys and bad values are errors naming the file and line:
  * a typo in a fleet-wide config must stop the agent at install time, not
- * silently run it with a default.
+ * silently run it with a default. Labels (label.K = V, issue 15) are the one
+ * family of keys named by the user; their limits are common/labels.h's.
  */
 #include "agent/config.h"
 
@@ -93,12 +94,35 @@ static int parse_bytes(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return *out < min ? -1 : 0;
 }
 
+/* label.K = V: K and V checked as the server checks host.labels, so a label the agent starts
+ * with is never refused at ingest. */
+static int set_label(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen)
+{
+	unsigned i;
+
+	if (!label_key_ok(key, strlen(key), err, errlen) || !label_value_ok(key, value, strlen(value), err, errlen))
+		return -1;
+	for (i = 0; i < c->nlabels && strcmp(c->labels[i].key, key) != 0; i++)
+		;
+	if (i == LABELS_MAX) {
+		snprintf(err, errlen, "label %s: more than %d labels", key, LABELS_MAX);
+		return -1;
+	}
+	snprintf(c->labels[i].key, sizeof(c->labels[i].key), "%s", key);
+	snprintf(c->labels[i].value, sizeof(c->labels[i].value), "%s", value);
+	if (i == c->nlabels)
+		c->nlabels++;
+	return 0;
+}
+
 int config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen)
 {
 	const struct key *k = NULL;
 	char *field;
 	uint64_t v;
 
+	if (strncmp(key, "label.", 6) == 0)
+		return set_label(c, key + 6, value, err, errlen);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (strcmp(keys[i].name, key) == 0)
 			k = &keys[i];
@@ -271,4 +295,24 @@ void config_print(const struct agent_config *c, FILE *out)
 	fprintf(out, "disable = %s\n", c->disable);
 	fprintf(out, "bpf_stats_sample_ms = %llu\n", (unsigned long long)c->bpf_stats_sample_ms);
 	fprintf(out, "bpf_stats_period = %llu\n", (unsigned long long)c->bpf_stats_period_s);
+	for (unsigned i = 0; i < c->nlabels; i++)
+		fprintf(out, "label.%s = %s\n", c->labels[i].key, c->labels[i].value);
+}
+
+int config_labels_to_json(const struct agent_config *c, cJSON *report)
+{
+	cJSON *host = cJSON_GetObjectItemCaseSensitive(report, "host"), *labels;
+
+	if (c->nlabels == 0)
+		return 0;
+	if (!host && !(host = cJSON_AddObjectToObject(report, "host")))
+		return -ENOMEM;
+	cJSON_DeleteItemFromObjectCaseSensitive(host, "labels");
+	labels = cJSON_AddObjectToObject(host, "labels");
+	if (!labels)
+		return -ENOMEM;
+	for (unsigned i = 0; i < c->nlabels; i++)
+		if (!cJSON_AddStringToObject(labels, c->labels[i].key, c->labels[i].value))
+			return -ENOMEM;
+	return 0;
 }

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <cjson/cJSON.h>
+
+#include "common/labels.h"
 
 #define CONFIG_DEFAULT_PATH "/etc/schedio/agent.conf"
 #define CONFIG_DEFAULT_STATE_DIR "/var/lib/schedio-agent"
@@ -25,12 +28,19 @@ struct agent_config {
 	/* BPF run-time statistics on for bpf_stats_sample_ms of every bpf_stats_period_s (0: never) */
 	uint64_t bpf_stats_sample_ms;
 	uint64_t bpf_stats_period_s;
+	/* host labels (label.K = V), reported as host.labels; in the order first set */
+	struct config_label {
+		char key[LABEL_KEY_MAX + 1];
+		char value[LABEL_VALUE_MAX + 1];
+	} labels[LABELS_MAX];
+	unsigned nlabels;
 };
 
 /* Fills c with the defaults (interval 10 s, spool 64 MiB, depth 2, backoff cap 60 s,
  * BPF statistics 1000 ms of every 10 s). */
 void config_defaults(struct agent_config *c);
-/* Sets one key (file spelling, e.g. "spool_max_bytes") from text; 0, or -1 with the reason in err. */
+/* Sets one key (file spelling, e.g. "spool_max_bytes", or "label.K" for a label; setting a label
+ * again replaces its value) from text; 0, or -1 with the reason in err. */
 int config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen);
 /* Reads an INI file into c (keys at top level or in [agent]); a missing file is an error only when
  * must_exist. Returns 0, 1 when the file was missing, or -1 with "FILE:LINE: reason" in err. */
@@ -40,5 +50,8 @@ int config_load_file(struct agent_config *c, const char *path, bool must_exist, 
 int config_finish(struct agent_config *c, char *err, size_t errlen);
 /* Prints the effective configuration as an INI file, the token redacted. */
 void config_print(const struct agent_config *c, FILE *out);
+/* Adds the labels to report's host object as host.labels (nothing when there are none);
+ * 0 or -ENOMEM. */
+int config_labels_to_json(const struct agent_config *c, cJSON *report);
 
 #endif /* SCHEDIO_AGENT_CONFIG_H */

@@ -92,7 +92,8 @@ static int collect_and_spool(struct daemon *d, uint64_t start_ms, uint64_t end_m
 		return err;
 	}
 	rep = report_build(d->states, d->incarnation, seq, start_ms, end_ms);
-	if (!rep) {
+	/* The labels of the configuration in force when the interval ended (a reload changes them). */
+	if (!rep || config_labels_to_json(&d->cfg, rep) < 0) {
 		err = -ENOMEM;
 		goto out;
 	}

@@ -36,7 +36,8 @@ static const char *prog = "schedio-agent";
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t hup_signal;
 
-#define MAX_FLAG_KEYS 32
+/* room for every key once and LABELS_MAX labels, with some set twice */
+#define MAX_FLAG_KEYS 96
 
 struct agent_args {
 	const char *config_path;
@@ -87,6 +88,10 @@ static void usage(void)
 	    "  --backoff-max SECONDS  longest wait between delivery retries (default 60)\n"
 	    "  --disable LIST         collectors to leave out, comma-separated (runqlat, iocost, sched_ext, topology,\n"
 	    "                         agent_cost)\n"
+	    "  --label.KEY=VALUE, --label KEY=VALUE\n"
+	    "                         a host label (label.KEY = VALUE in the file), reported as host.labels; KEY is\n"
+	    "                         a-z then a-z, 0-9, _ (63 bytes), VALUE 1..128 bytes of printable ASCII but\n"
+	    "                         \" \\ , =; at most 32 labels\n"
 	    "  -v, --verbose          log debug lines\n"
 	    "  -h, --help             show this help and exit\n"
 	    "  -V, --version          show the version and exit\n"
@@ -104,13 +109,13 @@ static void on_signal(int sig)
 
 static void add_key(const char *key, const char *value)
 {
-	char err[512], flag[32];
+	char err[512], flag[96];
 	struct agent_config probe;
 
 	/* Checked now so a bad flag is a usage error (exit 2), not a start-up failure. */
 	config_defaults(&probe);
 	snprintf(flag, sizeof(flag), "%s", key);
-	for (char *p = flag; *p; p++)
+	for (char *p = flag; *p && strncmp(key, "label.", 6) != 0; p++)
 		if (*p == '_')
 			*p = '-';
 	if (config_set(&probe, key, value, err, sizeof(err)) < 0)
@@ -122,9 +127,59 @@ static void add_key(const char *key, const char *value)
 	args.nkeys++;
 }
 
+/* --label K=V: the key "label.K" (kept for the program's life, as flags' values are). */
+static void add_label(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	char *key;
+
+	if (!eq)
+		cli_usage_error(prog, "--label wants KEY=VALUE, not '%s'", kv);
+	if (asprintf(&key, "label.%.*s", (int)(eq - kv), kv) < 0)
+		cli_usage_error(prog, "out of memory");
+	add_key(key, eq + 1);
+}
+
+/* getopt_long knows no option named after its argument, so --label.K=V and --label.K V are
+ * rewritten to --label K=V first (up to a "--", which ends the options). */
+static char **label_flags_rewritten(int argc, char **argv)
+{
+	char **out = calloc(2 * (size_t)argc + 1, sizeof(*out)); /* each --label.K=V becomes two */
+	int o = 0;
+
+	if (!out)
+		cli_usage_error(prog, "out of memory");
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *k = a + 8;
+		char *kv = NULL;
+
+		if (strcmp(a, "--") == 0) {
+			while (i < argc)
+				out[o++] = argv[i++];
+			break;
+		}
+		if (strncmp(a, "--label.", 8) != 0) {
+			out[o++] = argv[i];
+			continue;
+		}
+		if (strchr(k, '='))
+			kv = strdup(k);
+		else if (i + 1 < argc && asprintf(&kv, "%s=%s", k, argv[i + 1]) >= 0)
+			i++;
+		else
+			cli_usage_error(prog, "%s wants a value (--label.KEY=VALUE)", a);
+		if (!kv)
+			cli_usage_error(prog, "out of memory");
+		out[o++] = "--label";
+		out[o++] = kv;
+	}
+	out[o] = NULL;
+	return out;
+}
+
 static void parse_args(int argc, char **argv)
 {
-	enum { O_CONFIG = 256, O_CHECK, O_ONCE, O_DURATION, O_STDOUT, O_PRETTY, O_KEY };
+	enum { O_CONFIG = 256, O_CHECK, O_ONCE, O_DURATION, O_STDOUT, O_PRETTY, O_LABEL, O_KEY };
 	/* Flags that set a configuration key carry O_KEY + the index into key_names. */
 	static const char *const key_names[] = { "server",    "token",       "token_file",      "interval",
 						 "state_dir", "spool_dir",   "spool_max_bytes", "cgroup_depth",
@@ -136,6 +191,7 @@ static void parse_args(int argc, char **argv)
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "stdout", no_argument, NULL, O_STDOUT },
 		{ "pretty", no_argument, NULL, O_PRETTY },
+		{ "label", required_argument, NULL, O_LABEL },
 		{ "server", required_argument, NULL, O_KEY + 0 },
 		{ "token", required_argument, NULL, O_KEY + 1 },
 		{ "token-file", required_argument, NULL, O_KEY + 2 },
@@ -151,6 +207,9 @@ static void parse_args(int argc, char **argv)
 	};
 	int c;
 
+	argv = label_flags_rewritten(argc, argv);
+	for (argc = 0; argv[argc]; argc++)
+		;
 	while ((c = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
 		if (c >= O_KEY && c < O_KEY + (int)(sizeof(key_names) / sizeof(key_names[0]))) {
 			add_key(key_names[c - O_KEY], optarg);
@@ -178,6 +237,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case O_PRETTY:
 			args.pretty = true;
+			break;
+		case O_LABEL:
+			add_label(optarg);
 			break;
 		default:
 			cli_opts_common(prog, c, argc, argv, usage);
@@ -273,6 +335,10 @@ static int run_direct(const struct agent_config *cfg, const char *state_dir, voi
 			goto out;
 		}
 		rep = report_build(states, incarnation, seq, start_ms, end_ms);
+		if (rep && config_labels_to_json(cfg, rep) < 0) {
+			cJSON_Delete(rep);
+			rep = NULL;
+		}
 		text = rep ? (args.pretty ? cJSON_Print(rep) : cJSON_PrintUnformatted(rep)) : NULL;
 		cJSON_Delete(rep);
 		if (!text) {

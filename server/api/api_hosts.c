@@ -3,15 +3,19 @@
  * stored reports (for checking delivery). The detail lists what the host
  * page offers to pick from: the cgroups and the scheduler groups (issue 9)
  * with runqueue latency in the last 24 h. Shapes follow the API contract
- * (notes: hosts list, host detail, reports list). */
+ * (notes: hosts list, host detail, reports list). Host labels (issue 15) are
+ * shown only for hosts that have some, and ?label.K=V (repeatable) keeps the
+ * hosts whose latest labels have every one of them. */
 #include "server/api/api.h"
 
 #include "common/log.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/labels.h"
 #include "server/ingest/ingest.h"
 #include "server/series/query.h"
 #include "server/series/runqlat_set.h"
@@ -58,6 +62,63 @@ static void add_restarted(cJSON *o, const struct store_host *h)
 		cJSON_AddNumberToObject(o, "agent_restarted_ms", (double)h->agent_restarted_ms);
 	else
 		cJSON_AddNullToObject(o, "agent_restarted_ms");
+}
+
+/* "labels": {...}, only for a host that has labels (older answers stay as they were). */
+static void add_labels(cJSON *o, const struct store_host *h)
+{
+	cJSON *labels;
+
+	if (!h->labels || !*h->labels)
+		return;
+	labels = cJSON_AddObjectToObject(o, "labels");
+	if (labels)
+		labels_to_json(h->labels, labels);
+}
+
+#define HOSTS_MAX_LABEL_FILTERS LABELS_MAX
+
+/* The ?label.K=V terms of a hosts list, all of which a host must have. */
+struct label_filter {
+	const char *key[HOSTS_MAX_LABEL_FILTERS], *value[HOSTS_MAX_LABEL_FILTERS];
+	size_t n;
+	char err[400]; /* the first bad term */
+};
+
+static enum MHD_Result take_label_term(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct label_filter *f = cls;
+	char why[256];
+
+	if (strncmp(key, "label.", 6) != 0)
+		return MHD_YES;
+	key += 6;
+	if (!value)
+		value = "";
+	if (!label_key_ok(key, strlen(key), why, sizeof(why)) ||
+	    !label_value_ok(key, value, strlen(value), why, sizeof(why))) {
+		snprintf(f->err, sizeof(f->err), "bad filter label.%.80s: %s", key, why);
+		return MHD_NO;
+	}
+	if (f->n == HOSTS_MAX_LABEL_FILTERS) {
+		snprintf(f->err, sizeof(f->err), "more than %d label filters", HOSTS_MAX_LABEL_FILTERS);
+		return MHD_NO;
+	}
+	f->key[f->n] = key;
+	f->value[f->n++] = value;
+	return MHD_YES;
+}
+
+static bool labels_match(const struct label_filter *f, const char *labels)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		size_t len;
+		const char *v = labels_find(labels, f->key[i], &len);
+
+		if (!v || len != strlen(f->value[i]) || memcmp(v, f->value[i], len) != 0)
+			return false;
+	}
+	return true;
 }
 
 /* Each host's recent whole-host histogram, by host id (open addressing):
@@ -146,6 +207,7 @@ static void recent_free(struct recent *m)
 struct list_ctx {
 	struct server *srv;
 	const char *q;
+	struct label_filter labels;
 	int64_t now;
 	cJSON *hosts;
 	struct recent recent;
@@ -198,6 +260,8 @@ static int list_host(void *arg, const struct store_host *h)
 
 	if (c->q && !strcasestr(h->hostname, c->q))
 		return 0;
+	if (c->labels.n && !labels_match(&c->labels, h->labels))
+		return 0;
 	o = cJSON_CreateObject();
 	if (!o)
 		return -1;
@@ -224,6 +288,7 @@ static int list_host(void *arg, const struct store_host *h)
 		cJSON_AddNullToObject(o, "runqlat");
 	}
 	cJSON_AddItemToObject(o, "disks", disks_summary(c->srv, h->disks_json, &c->models));
+	add_labels(o, h);
 	return 0;
 }
 
@@ -241,6 +306,11 @@ enum MHD_Result api_hosts_list(struct http_request *req)
 	}
 	if (c.q && !*c.q)
 		c.q = NULL;
+	MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, take_label_term, &c.labels);
+	if (c.labels.err[0]) {
+		cJSON_Delete(doc);
+		return http_reply_error(req, MHD_HTTP_BAD_REQUEST, "%s", c.labels.err);
+	}
 	st = store_pool_get(req->srv->readers);
 	rc = st->ops->scan_hist(st, STORE_RAW, -1, c.now - RECENT_MS, INT64_MAX / 4, add_recent, &c.recent);
 	if (rc == 0)
@@ -352,6 +422,7 @@ enum MHD_Result api_host_get(struct http_request *req)
 	cJSON_AddBoolToObject(doc, "stale", host_stale(&h, now));
 	add_restarted(doc, &h);
 	add_str_or_null(doc, "agent_version", h.agent_version);
+	add_labels(doc, &h);
 	arr = disks_annotated(req->srv, h.disks_json, NULL);
 	cJSON_ArrayForEach(v, arr) disk_normalise(v);
 	cJSON_AddItemToObject(doc, "disks", arr);

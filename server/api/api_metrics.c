@@ -8,6 +8,8 @@
  * and the 528-bucket layout is folded into 20 fixed bounds.
  * The sched_ext health, per-L3 and agent cost counters (issue 17) come from
  * health_stats.c, each family only once some report carried it.
+ * schedio_host_labels (issue 15) is an info metric, 1 for each shown host
+ * with labels, each label K as label_K, to join on host_id in queries.
  */
 #include "server/api/api.h"
 
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/labels.h"
 #include "server/ingest/health_stats.h"
 #include "server/ingest/ingest.h"
 #include "server/series/iocost_set.h"
@@ -146,7 +149,7 @@ static void own_metrics(struct blob *b, struct server *srv, struct store *st, si
 
 struct mctx {
 	struct store *st;
-	struct blob rq, io;
+	struct blob rq, io, labels;
 	int64_t now;
 	size_t hosts, shown, dropped;
 	char host[512], id[300];
@@ -222,6 +225,21 @@ out:
 	return 1; /* only the latest row */
 }
 
+/* schedio_host_labels{host_id="ID",label_K="V",...} 1: keys are already valid metric label
+ * names after the label_ prefix, and values hold no '"', '\\' or newline (common/labels.h). */
+static void label_info(struct blob *b, const char *id, const char *labels)
+{
+	outf(b, "schedio_host_labels{host_id=\"%s\"", id);
+	for (const char *p = labels; *p;) {
+		size_t n = strcspn(p, ","), k = strcspn(p, "=");
+
+		if (k < n)
+			outf(b, ",label_%.*s=\"%.*s\"", (int)k, p, (int)(n - k - 1), p + k + 1);
+		p += n + (p[n] == ',');
+	}
+	outf(b, "} 1\n");
+}
+
 static int metrics_host(void *arg, const struct store_host *h)
 {
 	struct mctx *c = arg;
@@ -236,6 +254,8 @@ static int metrics_host(void *arg, const struct store_host *h)
 	c->shown++;
 	esc(c->host, sizeof(c->host), h->hostname);
 	esc(c->id, sizeof(c->id), h->machine_id);
+	if (h->labels && *h->labels)
+		label_info(&c->labels, c->id, h->labels);
 	return c->st->ops->latest(c->st, h->id, latest_row, c) < 0 ? -1 : 0;
 }
 
@@ -265,6 +285,11 @@ enum MHD_Result api_metrics(struct http_request *req)
 		   "# HELP schedio_iocost_weight Configured io.weight.\n# TYPE schedio_iocost_weight gauge\n"
 		   "# HELP schedio_iocost_vrate_pct Device vrate (percent).\n# TYPE schedio_iocost_vrate_pct gauge\n");
 	append(&out, c.io.p, c.io.len);
+	if (c.labels.len) {
+		outf(&out, "# HELP schedio_host_labels The labels of each host (its latest report's host.labels).\n"
+			   "# TYPE schedio_host_labels gauge\n");
+		append(&out, c.labels.p, c.labels.len);
+	}
 	health_stats_write(append_text, &out);
 	outf(&out,
 	     "# HELP schedio_metrics_series_dropped Hosts or cgroups left out to bound cardinality.\n"
@@ -273,6 +298,7 @@ enum MHD_Result api_metrics(struct http_request *req)
 	free(c.h);
 	blob_free(&c.rq);
 	blob_free(&c.io);
+	blob_free(&c.labels);
 	if (rc < 0 || out.oom) {
 		blob_free(&out);
 		return http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "metrics unavailable");

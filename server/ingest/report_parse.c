@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/labels.h"
 #include "server/series/iocost_set.h"
 #include "server/json/json_arena.h"
 #include "server/json/json_parse.h"
@@ -592,6 +593,44 @@ static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 	return rep->l3_json ? 0 : fail(ps, 500, "out of memory");
 }
 
+/* host.labels (issue 15): an object of string to string within common/labels.h's limits, kept as
+ * canonical text; a bad label is refused naming it, not dropped, so what is stored is what was sent. */
+static int parse_labels(struct parse *ps, const cJSON *host, struct report *rep)
+{
+	const cJSON *obj = get_obj(ps, host, "labels", "host.", false), *it;
+	const char *keys[LABELS_MAX], *values[LABELS_MAX];
+	char why[256];
+	size_t n = 0;
+
+	if (!obj)
+		return ps->status ? -1 : 0;
+	cJSON_ArrayForEach(it, obj)
+	{
+		const char *k = it->string ? it->string : "";
+
+		if (n == LABELS_MAX)
+			return fail(ps, 400, "host.labels has more than the limit of %d labels", LABELS_MAX);
+		if (!label_key_ok(k, strlen(k), why, sizeof(why)))
+			return fail(ps, 400, "host.labels: %s", why);
+		if (!cJSON_IsString(it) || !it->valuestring)
+			return fail(ps, 400, "host.labels.%s must be a string", k);
+		if (!label_value_ok(k, it->valuestring, strlen(it->valuestring), why, sizeof(why)))
+			return fail(ps, 400, "host.labels: %s", why);
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(keys[i], k) == 0)
+				return fail(ps, 400, "host.labels: label %s is given twice", k);
+		keys[n] = k;
+		values[n++] = it->valuestring;
+	}
+	if (n == 0)
+		return 0;
+	rep->labels = malloc(LABELS_TEXT_MAX + 1);
+	if (!rep->labels)
+		return fail(ps, 500, "out of memory");
+	labels_canonical(keys, values, n, rep->labels);
+	return 0;
+}
+
 /* ---- Issue 17: sched_ext health, work conservation per L3 domain, the agent's own cost ----
  *
  * Each new field is optional (older agents send none of them) and, when
@@ -1011,7 +1050,7 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 	    get_int(&ps, host, "cpus", "host.", false, 1, 1 << 20, &rep->cpus, NULL) ||
 	    get_int(&ps, iv, "start_ms", "interval.", true, 0, INT64_MAX / 4, &rep->start_ms, NULL) ||
 	    get_int(&ps, iv, "end_ms", "interval.", true, 0, INT64_MAX / 4, &rep->end_ms, NULL) ||
-	    parse_l3(&ps, host, rep))
+	    parse_l3(&ps, host, rep) || parse_labels(&ps, host, rep))
 		goto out;
 	if (rep->end_ms < rep->start_ms) {
 		fail(&ps, 400, "interval.end_ms is before interval.start_ms");
@@ -1088,6 +1127,7 @@ void report_free(struct report *rep)
 	free(rep->disks_json);
 	free(rep->health_json);
 	free(rep->exits_json);
+	free(rep->labels);
 	blob_free(&rep->host_hist);
 	blob_free(&rep->series);
 	blob_free(&rep->iocost);

@@ -51,6 +51,9 @@ struct report {
 	 * NULL when the report has none of them (an older agent). */
 	char *health_json;
 	char *exits_json; /* sched_ext.exits as a canonical JSON array, NULL when absent or empty */
+	/* host.labels in canonical text (common/labels.h: "k=v,..." sorted by key), NULL when the
+	 * report has none (absent or {}) */
+	char *labels;
 	bool has_runqlat, has_iocost;
 	struct blob host_hist; /* runqlat_set blob: the RUNQLAT_HOST series, and RUNQLAT_SCHED series when split */
 	struct blob series;    /* runqlat_set blob: cgroups and CPUs */

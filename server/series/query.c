@@ -157,7 +157,7 @@ int query_scan(struct server *srv, struct store *st, enum store_level lv, int64_
 
 #define HOST_STRINGS(h)                                                                                                \
 	&(h)->machine_id, &(h)->hostname, &(h)->kernel, &(h)->arch, &(h)->l3_json, &(h)->disks_json,                   \
-	    &(h)->sched_state, &(h)->sched_ops, &(h)->agent_version
+	    &(h)->sched_state, &(h)->sched_ops, &(h)->agent_version, &(h)->labels
 
 /* The row's strings die with the statement, so the copy owns its own. */
 static int take_host(void *arg, const struct store_host *src)

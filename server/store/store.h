@@ -33,6 +33,7 @@ struct store_host {
 	int64_t cpus;                                        /* 0 when never reported */
 	int64_t first_seen_ms, last_start_ms, last_end_ms;
 	int64_t agent_restarted_ms; /* last time its agent restarted with a new incarnation; 0 when never seen */
+	const char *labels;         /* its latest labels as canonical text (common/labels.h); NULL or "" when none */
 };
 
 /* One stored row of a level: a raw report or a rollup bucket. */
@@ -77,6 +78,7 @@ typedef int (*store_report_fn)(void *arg, const struct store_report *r);
 typedef int (*store_health_fn)(void *arg, const struct store_health *h);
 typedef int (*store_exit_fn)(void *arg, const struct store_exit *e);
 typedef int (*store_id_fn)(void *arg, int64_t a, int64_t b);
+typedef int (*store_name_fn)(void *arg, const char *name);
 
 struct store;
 
@@ -114,6 +116,9 @@ struct store_ops {
 	int (*health_scan)(struct store *st, int64_t host_id, int64_t from, int64_t to, store_health_fn fn, void *arg);
 	/* sched_ext exits of host (all hosts when < 0, then by host) at t_ms in [from, to), by time. */
 	int (*exits_scan)(struct store *st, int64_t host_id, int64_t from, int64_t to, store_exit_fn fn, void *arg);
+	/* Machine ids, sorted, of the hosts whose reports starting in [from, to) carried the label
+	 * pair ("key=value", checked); fn(arg, machine_id) once per host. */
+	int (*label_hosts)(struct store *st, const char *pair, int64_t from, int64_t to, store_name_fn fn, void *arg);
 
 	/* The rollup worker's writes, inside begin/commit. */
 	int (*begin)(struct store *st);
@@ -128,7 +133,7 @@ struct store_ops {
 	int (*dirty_take)(struct store *st, int max, store_id_fn fn, void *arg);
 	/* Deletes up to max rows of level lv starting before before_ms; returns rows deleted or -1.
 	 * The raw level takes the reports' health with them; the 1-minute level also
-	 * deletes the sched_ext exits before before_ms. */
+	 * deletes the sched_ext exits and the label spans (but each host's latest) before before_ms. */
 	int (*expire)(struct store *st, enum store_level lv, int64_t before_ms, int max);
 	/* A persisted integer setting (rollup progress); returns 0 and *v, 1 when unset, -1 on error. */
 	int (*meta_get)(struct store *st, const char *key, int64_t *v);
@@ -171,7 +176,15 @@ struct store {
 	int prefix##_health_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_health_fn fn,    \
 				 void *arg);                                                                           \
 	int prefix##_exits_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_exit_fn fn,       \
-				void *arg)
+				void *arg);                                                                            \
+	int prefix##_label_hosts(struct store *base, const char *pair, int64_t from, int64_t to, store_name_fn fn,     \
+				 void *arg)
+
+/* The hosts (machine ids) that sent at least one report starting in [from_ms, to_ms) carrying the
+ * label key=value (issue 15), sorted; the caller frees each id and the array with free().
+ * 0, or -EINVAL for a key or value no label can have, -ENOMEM, -EIO on a database error. */
+int store_labels_hosts(struct store *s, const char *key, const char *value, int64_t from_ms, int64_t to_ms,
+		       char ***host_ids, size_t *n);
 
 /* Opens a SQLite store handle on an already migrated database file; NULL with err on failure. */
 struct store *store_sqlite_open(const char *path, char *err, size_t errlen);

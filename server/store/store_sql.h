@@ -14,7 +14,8 @@
 /* The columns of struct store_host, in its order. */
 #define STORE_SQL_HOST_COLS                                                                                            \
 	"id, machine_id, hostname, kernel, arch, cpus, l3_json, disks_json, sched_state, sched_ops, agent_version, "   \
-	"first_seen_ms, last_start_ms, last_end_ms, agent_restarted_ms"
+	"first_seen_ms, last_start_ms, last_end_ms, agent_restarted_ms, "                                              \
+	"(SELECT labels FROM label_spans l WHERE l.host_id = hosts.id ORDER BY l.first_ms DESC LIMIT 1)"
 /* The columns of a rollup row (struct store_row); raw rows add end_ms. */
 #define STORE_SQL_ROW_COLS "host_id, t, sched_group, kernel, host_hist, series, iocost"
 #define STORE_SQL_RAW_COLS "host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms"
@@ -44,6 +45,10 @@
 	"SELECT host_id, t_ms, ops, kind, reason, message FROM scx_exits WHERE t_ms >= $1 AND t_ms < $2 "              \
 	"ORDER BY host_id, t_ms, seq, idx"
 #define STORE_SQL_EXPIRE_EXITS "DELETE FROM scx_exits WHERE t_ms < $1"
+/* Issue 15: label spans (schema/sqlite/0013). A host's latest span stays: it is the host's labels. */
+#define STORE_SQL_EXPIRE_LABELS                                                                                        \
+	"DELETE FROM label_spans WHERE last_ms < $1 AND first_ms < (SELECT max(first_ms) FROM label_spans x "          \
+	"WHERE x.host_id = label_spans.host_id)"
 #define STORE_SQL_FLEET_DEL "DELETE FROM fleet_rollups WHERE level = $1 AND t = $2 AND dim = $3 AND key = $4"
 #define STORE_SQL_EXPIRE_FLEET "DELETE FROM fleet_rollups WHERE level = $1 AND t < $2"
 #define STORE_SQL_META_GET "SELECT value FROM server_meta WHERE key = $1"

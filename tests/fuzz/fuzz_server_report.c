@@ -3,7 +3,8 @@
  * arena allocator), the blobs it encodes (decoded back and merged, as the
  * rollups and queries do, and the split by scheduler adding up to the whole
  * host), the issue-17 health and exits (valid JSON, counted into the
- * /metrics counters as ingest does), and the raw bytes as a stored blob (a
+ * /metrics counters as ingest does), host.labels (its canonical text reads
+ * back as the valid labels it was made of), and the raw bytes as a stored blob (a
  * corrupt database row must decode to an error, never a crash). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,10 +12,38 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/labels.h"
 #include "server/ingest/health_stats.h"
 #include "server/series/iocost_set.h"
 #include "server/ingest/report_parse.h"
 #include "server/series/runqlat_set.h"
+
+/* Every label of canonical text is valid and found again by its key; there are 1..LABELS_MAX. */
+static void check_labels(const char *text)
+{
+	cJSON *o = cJSON_CreateObject();
+	const cJSON *it;
+	char why[256];
+	size_t n = 0, len;
+
+	if (!o || labels_to_json(text, o) < 0) {
+		cJSON_Delete(o);
+		return; /* out of memory */
+	}
+	cJSON_ArrayForEach(it, o)
+	{
+		const char *v = labels_find(text, it->string, &len);
+
+		if (!label_key_ok(it->string, strlen(it->string), why, sizeof(why)) ||
+		    !label_value_ok(it->string, it->valuestring, strlen(it->valuestring), why, sizeof(why)) || !v ||
+		    len != strlen(it->valuestring) || memcmp(v, it->valuestring, len) != 0)
+			abort();
+		n++;
+	}
+	if (n == 0 || n > LABELS_MAX)
+		abort();
+	cJSON_Delete(o);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -57,6 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			cJSON_Delete(doc);
 		}
 		health_stats_add(rep.machine_id, rep.start_ms, rep.health_json, rep.exits_json);
+		if (rep.labels)
+			check_labels(rep.labels);
 		health_stats_reset();
 	}
 	report_free(&rep);

@@ -145,15 +145,33 @@ static const char *const sql[STORE_PG_COUNT] = {
 	[STORE_PG_HEALTH_ALL] = STORE_SQL_HEALTH_ALL,
 	[STORE_PG_EXITS_HOST] = STORE_SQL_EXITS_HOST,
 	[STORE_PG_EXITS_ALL] = STORE_SQL_EXITS_ALL,
+	/* Issue 15 (schema/postgresql/0013): stored report ($1 host, $2 start, $3 labels) extends the
+	 * host's span it falls after when that span has the same labels, else starts one; a report
+	 * without labels starts none for a host that never had any. As schema/sqlite's two statements. */
+	[STORE_PG_LABEL_SPAN] =
+	    "WITH h AS (SELECT id FROM hosts WHERE machine_id = $1::text), "
+	    "p AS (SELECT max(l.first_ms) AS first_ms FROM label_spans l, h WHERE l.host_id = h.id "
+	    "AND l.first_ms <= $2::bigint), "
+	    "u AS (UPDATE label_spans l SET last_ms = greatest(l.last_ms, $2::bigint) FROM h, p "
+	    "WHERE l.host_id = h.id AND l.first_ms = p.first_ms AND l.labels = $3::text RETURNING 1) "
+	    "INSERT INTO label_spans (host_id, first_ms, last_ms, labels) SELECT h.id, $2::bigint, $2::bigint, "
+	    "$3::text FROM h WHERE NOT EXISTS (SELECT 1 FROM u) AND ($3::text <> '' OR EXISTS "
+	    "(SELECT 1 FROM label_spans x WHERE x.host_id = h.id)) ON CONFLICT (host_id, first_ms) DO NOTHING",
+	[STORE_PG_EXPIRE_LABELS] = STORE_SQL_EXPIRE_LABELS,
+	/* $1: ",key=value,", matched against the canonical text between commas. */
+	[STORE_PG_LABEL_HOSTS] =
+	    "SELECT DISTINCT h.machine_id COLLATE \"C\" AS m FROM label_spans l JOIN hosts h ON h.id = l.host_id "
+	    "WHERE l.last_ms >= $2::bigint AND l.first_ms < $3::bigint "
+	    "AND strpos(',' || l.labels || ',', $1::text) > 0 ORDER BY m",
 };
 
 static const char *const names[STORE_PG_COUNT] = {
-	"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",  "p9",  "p10", "p11",
-	"p12", "p13", "p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23",
-	"p24", "p25", "p26", "p27", "p28", "p29", "p30", "p31", "p32", "p33",
+	"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",  "p9",  "p10", "p11", "p12",
+	"p13", "p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25",
+	"p26", "p27", "p28", "p29", "p30", "p31", "p32", "p33", "p34", "p35", "p36",
 };
 
-_Static_assert(STORE_PG_COUNT == 34, "one name per statement");
+_Static_assert(STORE_PG_COUNT == 37, "one name per statement");
 
 const char *store_pg_name(enum store_pg_stmt which)
 {
@@ -357,6 +375,43 @@ static int track_chunk(struct store_pg *s, struct report *const *reps, size_t fr
 	return pipeline_end(s) < 0 ? -1 : rc;
 }
 
+/* Records each stored report's labels in its host's label spans (STORE_PG_LABEL_SPAN), as one
+ * pipeline; 0, or -1 when any statement failed. */
+static int labels_chunk(struct store_pg *s, struct report *const *reps, size_t from, size_t to, const int *results)
+{
+	size_t sent = 0;
+	PGresult *res;
+	int rc = 0;
+
+	if (PQenterPipelineMode(s->c) != 1)
+		return -1;
+	for (size_t i = from; i < to; i++) {
+		struct pg_params p = { 0 };
+
+		if (results[i] != STORE_STORED)
+			continue;
+		pg_p_text(&p, reps[i]->machine_id);
+		pg_p_int(&p, reps[i]->start_ms);
+		pg_p_text(&p, reps[i]->labels ? reps[i]->labels : "");
+		if (PQsendQueryPrepared(s->c, names[STORE_PG_LABEL_SPAN], p.n, p.v, p.len, p.fmt, 1) != 1) {
+			rc = -1;
+			break;
+		}
+		sent++;
+	}
+	if (PQpipelineSync(s->c) != 1)
+		rc = -1;
+	for (; sent > 0; sent--) {
+		res = PQgetResult(s->c);
+		if (PQresultStatus(res) != PGRES_COMMAND_OK)
+			rc = -1;
+		PQclear(res);
+		while ((res = PQgetResult(s->c)))
+			PQclear(res);
+	}
+	return pipeline_end(s) < 0 ? -1 : rc;
+}
+
 /* Reports per pipeline: bounds what sits unread in the socket buffers both ways. */
 #define PIPELINE_CHUNK 128
 
@@ -382,7 +437,8 @@ static int store_pg_put_reports(struct store *base, struct report *const *reps, 
 		if (results[i] == STORE_DUPLICATE && settle(s, reps[i], now_ms, late_mark, &results[i]))
 			goto fail;
 	for (size_t i = 0; i < n; i += PIPELINE_CHUNK)
-		if (track_chunk(s, reps, i, i + PIPELINE_CHUNK < n ? i + PIPELINE_CHUNK : n, results, now_ms))
+		if (track_chunk(s, reps, i, i + PIPELINE_CHUNK < n ? i + PIPELINE_CHUNK : n, results, now_ms) ||
+		    labels_chunk(s, reps, i, i + PIPELINE_CHUNK < n ? i + PIPELINE_CHUNK : n, results))
 			goto fail;
 	if (pg_exec(s->c, "COMMIT") < 0)
 		goto fail;
@@ -476,6 +532,8 @@ static int store_pg_expire(struct store *base, enum store_level lv, int64_t befo
 
 		pg_p_int(&x, before_ms);
 		if (run_cmd(s, STORE_PG_EXPIRE_EXITS, &x) < 0)
+			return -1;
+		if (run_cmd(s, STORE_PG_EXPIRE_LABELS, &x) < 0)
 			return -1;
 	}
 	if (lv != STORE_RAW) {
@@ -585,6 +643,7 @@ static const struct store_ops store_pg_ops = {
 	.fleet_scan = store_pg_fleet_scan,
 	.health_scan = store_pg_health_scan,
 	.exits_scan = store_pg_exits_scan,
+	.label_hosts = store_pg_label_hosts,
 	.begin = store_pg_begin,
 	.commit = store_pg_commit,
 	.rollback = store_pg_rollback,

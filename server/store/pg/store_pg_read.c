@@ -4,6 +4,10 @@
  * live until the result is cleared after the walk. */
 #include "server/store/pg/store_pg.h"
 
+#include <stdio.h>
+
+#include "common/labels.h"
+
 static PGresult *query(struct store *base, enum store_pg_stmt which, const struct pg_params *p)
 {
 	struct store_pg *s = (struct store_pg *)base;
@@ -44,6 +48,7 @@ int store_pg_hosts(struct store *base, const char *machine_id, store_host_fn fn,
 			.last_start_ms = pg_int(r, i, 12),
 			.last_end_ms = pg_int(r, i, 13),
 			.agent_restarted_ms = pg_int(r, i, 14),
+			.labels = pg_text(r, i, 15),
 		};
 		stop = fn(arg, &h);
 	}
@@ -243,6 +248,26 @@ int store_pg_exits_scan(struct store *base, int64_t host_id, int64_t from, int64
 		};
 		stop = fn(arg, &e);
 	}
+	PQclear(r);
+	return stop;
+}
+
+int store_pg_label_hosts(struct store *base, const char *pair, int64_t from, int64_t to, store_name_fn fn, void *arg)
+{
+	struct pg_params p = { 0 };
+	char key[LABELS_TEXT_MAX + 3];
+	PGresult *r;
+	int stop = 0;
+
+	snprintf(key, sizeof(key), ",%s,", pair);
+	pg_p_text(&p, key);
+	pg_p_int(&p, from);
+	pg_p_int(&p, to);
+	r = query(base, STORE_PG_LABEL_HOSTS, &p);
+	if (!r)
+		return -1;
+	for (int i = 0; !stop && i < PQntuples(r); i++)
+		stop = fn(arg, pg_text(r, i, 0));
 	PQclear(r);
 	return stop;
 }

@@ -99,6 +99,20 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	[STORE_SQLITE_HEALTH_ALL] = STORE_SQL_HEALTH_ALL,
 	[STORE_SQLITE_EXITS_HOST] = STORE_SQL_EXITS_HOST,
 	[STORE_SQLITE_EXITS_ALL] = STORE_SQL_EXITS_ALL,
+	/* Issue 15 (schema/sqlite/0013): a report at ?2 with labels ?3 extends the host's span it
+	 * falls after when that span has the same labels, else (LABEL_START) starts one; a report
+	 * without labels starts none for a host that never had any. */
+	[STORE_SQLITE_LABEL_EXTEND] =
+	    "UPDATE label_spans SET last_ms = max(last_ms, ?2) WHERE host_id = ?1 AND labels = ?3 AND first_ms = "
+	    "(SELECT max(first_ms) FROM label_spans WHERE host_id = ?1 AND first_ms <= ?2)",
+	[STORE_SQLITE_LABEL_START] =
+	    "INSERT OR IGNORE INTO label_spans (host_id, first_ms, last_ms, labels) SELECT ?1, ?2, ?2, ?3 "
+	    "WHERE ?3 <> '' OR EXISTS (SELECT 1 FROM label_spans WHERE host_id = ?1)",
+	[STORE_SQLITE_EXPIRE_LABELS] = STORE_SQL_EXPIRE_LABELS,
+	/* ?1: ",key=value,", matched against the canonical text between commas. */
+	[STORE_SQLITE_LABEL_HOSTS] =
+	    "SELECT DISTINCT h.machine_id FROM label_spans l JOIN hosts h ON h.id = l.host_id "
+	    "WHERE l.last_ms >= ?2 AND l.first_ms < ?3 AND instr(',' || l.labels || ',', ?1) > 0 ORDER BY h.machine_id",
 };
 
 sqlite3_stmt *store_sqlite_stmt(struct store_sqlite *s, enum store_sqlite_stmt which)
@@ -191,6 +205,31 @@ static int track_agent(struct store_sqlite *s, struct report *r, int64_t id, int
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Records stored report r's labels in the host's label spans (schema/sqlite/0013). */
+static int track_labels(struct store_sqlite *s, const struct report *r, int64_t id)
+{
+	const char *labels = r->labels ? r->labels : "";
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_LABEL_EXTEND);
+	int rc;
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, r->start_ms);
+	sqlite3_bind_text(st, 3, labels, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	if (sqlite3_changes(s->db) > 0)
+		return 0;
+	st = store_sqlite_stmt(s, STORE_SQLITE_LABEL_START);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, r->start_ms);
+	sqlite3_bind_text(st, 3, labels, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Stores one report inside the open transaction; the caller wraps it in a savepoint. */
 static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int64_t minute_mark, int *result)
 {
@@ -244,7 +283,7 @@ static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int
 	sqlite3_bind_int64(st, 12, r->end_ms);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return -1;
-	if (track_agent(s, r, id, now_ms))
+	if (track_agent(s, r, id, now_ms) || track_labels(s, r, id))
 		return -1;
 	if (r->start_ms - r->start_ms % STORE_MINUTE_MS < minute_mark) {
 		st = store_sqlite_stmt(s, STORE_SQLITE_DIRTY_INSERT);
@@ -397,6 +436,12 @@ static int store_sqlite_expire(struct store *base, enum store_level lv, int64_t 
 		sqlite3_reset(st);
 		if (rc != SQLITE_DONE)
 			return -1;
+		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_LABELS);
+		sqlite3_bind_int64(st, 1, before_ms);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return -1;
 	}
 	if (lv != STORE_RAW) {
 		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_FLEET);
@@ -501,6 +546,7 @@ static const struct store_ops store_sqlite_ops = {
 	.fleet_scan = store_sqlite_fleet_scan,
 	.health_scan = store_sqlite_health_scan,
 	.exits_scan = store_sqlite_exits_scan,
+	.label_hosts = store_sqlite_label_hosts,
 	.begin = store_sqlite_begin,
 	.commit = store_sqlite_commit,
 	.rollback = store_sqlite_rollback,

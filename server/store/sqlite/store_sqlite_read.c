@@ -42,6 +42,7 @@ int store_sqlite_hosts(struct store *base, const char *machine_id, store_host_fn
 			.last_start_ms = sqlite3_column_int64(st, 12),
 			.last_end_ms = sqlite3_column_int64(st, 13),
 			.agent_restarted_ms = sqlite3_column_int64(st, 14),
+			.labels = col_text(st, 15),
 		};
 		stop = fn(arg, &h);
 	}
@@ -246,6 +247,25 @@ int store_sqlite_exits_scan(struct store *base, int64_t host_id, int64_t from, i
 		};
 		stop = fn(arg, &e);
 	}
+	if (stop) {
+		sqlite3_reset(st);
+		return stop;
+	}
+	return finish(st, rc);
+}
+
+int store_sqlite_label_hosts(struct store *base, const char *pair, int64_t from, int64_t to, store_name_fn fn,
+			     void *arg)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_LABEL_HOSTS);
+	int rc, stop = 0;
+
+	sqlite3_bind_text(st, 1, sqlite3_mprintf(",%s,", pair), -1, sqlite3_free);
+	sqlite3_bind_int64(st, 2, from);
+	sqlite3_bind_int64(st, 3, to);
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		stop = fn(arg, col_text(st, 0));
 	if (stop) {
 		sqlite3_reset(st);
 		return stop;

@@ -209,6 +209,118 @@ static void test_config_print_hides_token(void **state)
 	assert_non_null(strstr(buf, "interval = 10"));
 }
 
+/* label.K = V (issue 15): read from the file in order, a second setting replaces the value,
+ * printed back, and reported as host.labels. */
+static void test_config_labels_from_file_and_report(void **state)
+{
+	struct agent_config c;
+	char err[512] = "", *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	cJSON *rep = cJSON_CreateObject(), *labels;
+
+	config_defaults(&c);
+	assert_int_equal(config_load_file(&c,
+					  write_file("l.conf", "label.role = web\nlabel.canary = 1\n"
+							       "label.zone = eu west-1:a\nlabel.role = db\n"),
+					  true, err, sizeof(err)),
+			 0);
+	assert_int_equal(c.nlabels, 3);
+	assert_string_equal(c.labels[0].key, "role");
+	assert_string_equal(c.labels[0].value, "db");
+	assert_string_equal(c.labels[2].value, "eu west-1:a");
+	config_print(&c, out);
+	fclose(out);
+	assert_non_null(strstr(text, "label.role = db\nlabel.canary = 1\nlabel.zone = eu west-1:a\n"));
+	free(text);
+	assert_int_equal(config_labels_to_json(&c, rep), 0);
+	labels = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rep, "host"), "labels");
+	assert_int_equal(cJSON_GetArraySize(labels), 3);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(labels, "role")->valuestring, "db");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(labels, "canary")->valuestring, "1");
+	cJSON_Delete(rep);
+}
+
+/* Without labels a report has no host.labels at all (older servers and the golden answers). */
+static void test_config_no_labels_no_field(void **state)
+{
+	struct agent_config c;
+	cJSON *rep = cJSON_CreateObject();
+
+	config_defaults(&c);
+	cJSON_AddObjectToObject(rep, "host");
+	assert_int_equal(config_labels_to_json(&c, rep), 0);
+	assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rep, "host"), "labels"));
+	cJSON_Delete(rep);
+}
+
+/* Each limit of the contract, at the edge and past it, with the label named in the error. */
+static void test_config_label_limits(void **state)
+{
+	struct agent_config c;
+	char err[512], key[80], val[200];
+	static const struct {
+		const char *key, *value, *msg;
+	} bad[] = {
+		{ "label.Role", "web", "label key 'Role'" },
+		{ "label.1role", "web", "label key '1role'" },
+		{ "label.", "web", "label key ''" },
+		{ "label.ro-le", "web", "label key 'ro-le'" },
+		{ "label.role", "", "label role: the value must be 1..128 bytes, not 0" },
+		{ "label.role", "a,b", "label role: the value may hold printable ASCII" },
+		{ "label.role", "a=b", "byte 1 is 0x3d" },
+		{ "label.role", "a\"b", "byte 1 is 0x22" },
+		{ "label.role", "a\\b", "byte 1 is 0x5c" },
+		{ "label.role", "tab\there", "byte 3 is 0x09" },
+		{ "label.role", "caf\xc3\xa9", "byte 3 is 0xc3" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		config_defaults(&c);
+		err[0] = '\0';
+		assert_int_equal(config_set(&c, bad[i].key, bad[i].value, err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].msg))
+			fail_msg("%s = '%s': got '%s', want '%s'", bad[i].key, bad[i].value, err, bad[i].msg);
+		assert_int_equal(c.nlabels, 0);
+	}
+	/* 63-byte key and 128-byte value are the largest taken. */
+	config_defaults(&c);
+	memset(val, 'v', 128);
+	val[128] = '\0';
+	snprintf(key, sizeof(key), "label.k%062d", 0);
+	assert_int_equal(config_set(&c, key, val, err, sizeof(err)), 0);
+	assert_int_equal(strlen(c.labels[0].key), 63);
+	assert_int_equal(strlen(c.labels[0].value), 128);
+	snprintf(key, sizeof(key), "label.k%063d", 0);
+	assert_int_equal(config_set(&c, key, "x", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "63 bytes at most"));
+	strcat(val, "v");
+	assert_int_equal(config_set(&c, "label.big", val, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not 129"));
+	/* 32 labels, not 33; setting one of the 32 again is still fine. */
+	config_defaults(&c);
+	for (int i = 0; i < 32; i++) {
+		snprintf(key, sizeof(key), "label.k%d", i);
+		assert_int_equal(config_set(&c, key, "x", err, sizeof(err)), 0);
+	}
+	assert_int_equal(config_set(&c, "label.k7", "y", err, sizeof(err)), 0);
+	assert_int_equal(c.nlabels, 32);
+	assert_int_equal(config_set(&c, "label.k32", "x", err, sizeof(err)), -1);
+	assert_string_equal(err, "label k32: more than 32 labels");
+}
+
+/* A bad label in the file stops the load with the file, line and label. */
+static void test_config_bad_label_in_file_names_line(void **state)
+{
+	struct agent_config c;
+	char err[512] = "";
+	const char *p = write_file("bl.conf", "label.role = web\n\nlabel.Zone = eu\n");
+
+	config_defaults(&c);
+	assert_int_equal(config_load_file(&c, p, true, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bl.conf:3: label key 'Zone' must be a lowercase letter"));
+}
+
 static int setup(void **state)
 {
 	return mkdtemp(dir) ? 0 : -1;
@@ -234,6 +346,10 @@ int main(void)
 		cmocka_unit_test(test_config_missing_file),
 		cmocka_unit_test(test_config_finish_checks),
 		cmocka_unit_test(test_config_print_hides_token),
+		cmocka_unit_test(test_config_labels_from_file_and_report),
+		cmocka_unit_test(test_config_no_labels_no_field),
+		cmocka_unit_test(test_config_label_limits),
+		cmocka_unit_test(test_config_bad_label_in_file_names_line),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
