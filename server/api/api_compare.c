@@ -260,7 +260,7 @@ enum MHD_Result api_compare(struct http_request *req)
 	rc = compare_data_gather(req->srv, st, *q->cgroup ? q->cgroup : NULL, arms, 2, err, sizeof(err));
 	store_pool_put(req->srv->readers, st);
 	if (rc) {
-		reply = rc == -ENOTSUP  ? http_reply_error(req, MHD_HTTP_BAD_REQUEST, "%s", err)
+		reply = rc == -EINVAL   ? http_reply_error(req, MHD_HTTP_BAD_REQUEST, "%s", err)
 			: rc == -ENOMEM ? http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory")
 					: http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
 		goto out;

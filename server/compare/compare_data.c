@@ -27,10 +27,6 @@
 #include "server/series/query.h"
 #include "server/series/runqlat_set.h"
 
-/* Declared weak until host labels (store_labels_hosts in store.h) are merged. */
-int store_labels_hosts(struct store *s, const char *key, const char *value, int64_t from_ms, int64_t to_ms,
-		       char ***host_ids, size_t *n) __attribute__((weak));
-
 struct host_entry {
 	int64_t id; /* the store's */
 	char *machine_id, *hostname;
@@ -132,11 +128,13 @@ static int select_label(struct store *st, const struct host_table *tab, struct a
 	size_t n = 0;
 	int rc;
 
-	if (!store_labels_hosts)
-		return fail(-ENOTSUP, err, errlen, "label terms need a server that stores host labels");
 	rc = store_labels_hosts(st, l->key, l->value, a->arm->from, a->arm->to, &ids, &n);
+	if (rc == -EINVAL)
+		return fail(rc, err, errlen, "label.%s=%s is not a label a host can carry", l->key, l->value);
 	if (rc)
-		return fail(rc < 0 ? rc : -EIO, err, errlen, "database error reading the hosts of label.%s", l->key);
+		return fail(rc == -ENOMEM ? rc : -EIO, err, errlen, "database error reading the hosts of label.%s",
+			    l->key);
+	/* sorted by the store already; sorted again so the lookup does not depend on its collation */
 	qsort(ids, n, sizeof(*ids), cmp_str);
 	for (size_t i = 0; i < tab->n; i++)
 		if (a->selected[i] && !bsearch(&tab->v[i].machine_id, ids, n, sizeof(*ids), cmp_str))

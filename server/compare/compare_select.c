@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/labels.h"
+
 #define TERMS_HELP "terms are sched=NAME, label.KEY=VALUE, host=ID or kernel=PREFIX, joined by commas"
 
 __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -80,42 +82,23 @@ static int set_value(char *dst, size_t cap, const char *name, const char *what, 
 	return 0;
 }
 
-static bool label_key_ok(const char *k, size_t n)
-{
-	if (n == 0 || n > COMPARE_SELECT_MAX_LABEL_KEY || k[0] < 'a' || k[0] > 'z')
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
-			return false;
-	return true;
-}
-
-static bool label_value_ok(const char *v, size_t n)
-{
-	if (n == 0 || n > COMPARE_SELECT_MAX_LABEL_VALUE)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (v[i] < 0x20 || v[i] > 0x7e || v[i] == '"' || v[i] == '\\' || v[i] == ',' || v[i] == '=')
-			return false;
-	return true;
-}
-
 static int add_label(struct compare_select *sel, const char *k, size_t kn, const char *v, size_t vn, char *err,
 		     size_t errlen)
 {
-	char show[64], vshow[64];
+	char show[64], vshow[64], why[256];
 	struct compare_select_label *l;
 
 	if (kn == 0)
 		return fail(err, errlen, "label.=%s needs a key: label.KEY=VALUE", shown(v, vn, vshow));
-	if (!label_key_ok(k, kn))
+	/* common/labels.h decides (one definition of a label); the message quotes safely */
+	if (!label_key_ok(k, kn, why, sizeof(why)))
 		return fail(
 		    err, errlen,
 		    "label key '%s' must be a lowercase letter then at most 62 lowercase letters, digits or '_'",
 		    shown(k, kn, show));
 	if (vn == 0)
 		return fail(err, errlen, "label.%s= needs a value", shown(k, kn, show));
-	if (!label_value_ok(v, vn))
+	if (!label_value_ok("", v, vn, why, sizeof(why)))
 		return fail(err, errlen,
 			    "label.%s=%s: a label value is 1 to 128 bytes of printable ASCII without '\"', '\\', "
 			    "',' or '='",

@@ -16,12 +16,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/labels.h"
+
 #define COMPARE_SELECT_MAX_LEN 4096  /* bytes of a whole selector */
 #define COMPARE_SELECT_MAX_LABELS 32 /* as many as a host may carry */
 #define COMPARE_SELECT_MAX_NAME 256  /* scheduler and kernel, as reports limit them */
 #define COMPARE_SELECT_MAX_HOST 128  /* host ids, as reports limit them */
-#define COMPARE_SELECT_MAX_LABEL_KEY 63
-#define COMPARE_SELECT_MAX_LABEL_VALUE 128
+#define COMPARE_SELECT_MAX_LABEL_KEY LABEL_KEY_MAX
+#define COMPARE_SELECT_MAX_LABEL_VALUE LABEL_VALUE_MAX
 
 struct compare_select_label {
 	char key[COMPARE_SELECT_MAX_LABEL_KEY + 1];
