@@ -311,7 +311,7 @@ static void print_table(const cJSON *doc)
 	snprintf(head, sizeof(head), "%s", metric);
 	for (char *p = head; *p; p++)
 		*p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-	printf("%-4s %-30s %-42s %6s %12s %12s\n", "ARM", "SELECTOR", "WINDOW (UTC)", "HOSTS", "SAMPLES", head);
+	printf("%-4s %-30s %-42s  %6s %12s %12s\n", "ARM", "SELECTOR", "WINDOW (UTC)", "HOSTS", "SAMPLES", head);
 	print_arm("A", cJSON_GetObjectItemCaseSensitive(doc, "a"));
 	print_arm("B", cJSON_GetObjectItemCaseSensitive(doc, "b"));
 	printf("\n");
