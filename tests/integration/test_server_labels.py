@@ -174,7 +174,8 @@ class ServerLabels(unittest.TestCase):
             with Server("--open-ingest") as s:
                 r = run(agent + ["--server", s.url], timeout=60)
                 self.assertEqual(r.returncode, 0, r.stderr)
-                mine = open("/etc/machine-id").read().strip()
+                with open("/etc/machine-id") as f:
+                    mine = f.read().strip()
                 self.assertEqual(hosts(s)[mine]["labels"], {"role": "web", "canary": "1"})
                 self.assertEqual(sorted(hosts(s, "?label.canary=1")), [mine])
         finally:
