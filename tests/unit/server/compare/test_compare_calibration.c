@@ -27,10 +27,9 @@
  * only power drops: pairing is the remedy, and the paired runs use 0.25).
  *
  * Speed: the waits of 1,024 intervals are drawn once and kept sorted; a host
- * draws its intervals from that pool and buckets each scaled interval by
- * walking the sorted waits bucket by bucket (the same counts per-wait
- * bucketing gives, checked below), which keeps the run to a few seconds
- * under ASan.
+ * draws its intervals from that pool and buckets each scaled interval in one
+ * climbing walk (the same counts bucketing each wait on its own gives,
+ * checked below), which keeps the run to a few seconds under ASan.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,10 +45,11 @@
 #include "server/compare/compare_stats.h"
 
 #define POOL_INTERVALS 1024
-#define WAITS_PER_INTERVAL 4000
+#define WAITS_PER_INTERVAL 2500
 #define INTERVALS_PER_HOST 8
 #define HOSTS_PER_ARM 20
-#define EXPERIMENTS 200
+#define EXPERIMENTS 200      /* per criterion */
+#define EXPERIMENTS_MORE 100 /* per further measurement */
 #define SHIFT 1.2
 
 /* The test's own generator (splitmix64), separate from the one under test. */
@@ -129,36 +129,30 @@ static uint64_t scaled(const float *w, size_t i, double f)
 	return (uint64_t)((double)w[i] * f);
 }
 
-/* Buckets interval k's waits scaled by f into h (zeroed first): the sorted
- * waits are walked a bucket at a time, the end of each found by galloping. */
+/* Buckets interval k's waits scaled by f into h (zeroed first). The waits
+ * are sorted, so their buckets only climb: the walk compares each scaled wait
+ * with the first value past the current bucket (upper + 1, exact as a double
+ * below 2^53; truncation puts x in a bucket ending at upper iff x < upper + 1)
+ * and computes an index only where it crosses into the next bucket. */
 static void bucket_interval(size_t k, double f, struct hist *h)
 {
 	const float *w = pool.waits + k * WAITS_PER_INTERVAL;
-	size_t pos = 0, n = WAITS_PER_INTERVAL;
+	size_t start = 0, n = WAITS_PER_INTERVAL;
+	uint32_t idx = hist_index(scaled(w, 0, f));
+	double next = (double)(hist_bucket_upper(idx) + 1);
 
 	memset(h, 0, sizeof(*h));
-	while (pos < n) {
-		uint32_t idx = hist_index(scaled(w, pos, f));
-		uint64_t upper = hist_bucket_upper(idx);
-		size_t lo = pos, step = 1, hi;
+	for (size_t i = 1; i < n; i++) {
+		double x = (double)w[i] * f;
 
-		/* first position past the bucket: w[lo] in it, w[hi] past it (or hi = n) */
-		while (lo + step < n && scaled(w, lo + step, f) <= upper) {
-			lo += step;
-			step *= 2;
+		if (x >= next) {
+			h->buckets[idx] += i - start;
+			start = i;
+			idx = hist_index((uint64_t)x);
+			next = (double)(hist_bucket_upper(idx) + 1);
 		}
-		hi = lo + step < n ? lo + step : n;
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (scaled(w, mid, f) <= upper)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		h->buckets[idx] += hi - pos;
-		pos = hi;
 	}
+	h->buckets[idx] += n - start;
 	h->count = n;
 	h->sum_ns = (uint64_t)(pool.sums[k] * f);
 	h->max_ns = scaled(w, n - 1, f);
@@ -207,7 +201,7 @@ static const struct compare_opts p99_opts = { .metric = COMPARE_P99,
 /* Unpaired experiments: two fleets of HOSTS_PER_ARM hosts with host sigma
  * sigma; every odd experiment A is slower by shift, every even one B is
  * (both directions of a call); shift 1 is A/A. Correct calls counted in *correct. */
-static struct rates run_unpaired(uint64_t seed, double sigma, double shift, int *correct)
+static struct rates run_unpaired(int n, uint64_t seed, double sigma, double shift, int *correct)
 {
 	struct compare_host a[HOSTS_PER_ARM], b[HOSTS_PER_ARM];
 	struct compare_result res;
@@ -216,7 +210,7 @@ static struct rates run_unpaired(uint64_t seed, double sigma, double shift, int 
 	struct rates t = { 0 };
 
 	*correct = 0;
-	for (int e = 0; e < EXPERIMENTS; e++) {
+	for (int e = 0; e < n; e++) {
 		double sa = (e & 1) ? shift : 1, sb = (e & 1) ? 1 : shift;
 
 		for (int h = 0; h < HOSTS_PER_ARM; h++) {
@@ -236,7 +230,7 @@ static struct rates run_unpaired(uint64_t seed, double sigma, double shift, int 
 /* Paired experiments: one fleet of HOSTS_PER_ARM hosts (host sigma sigma)
  * in two windows, each window its own intervals; A (after) slower by shift
  * on odd experiments, B (before) on even ones. */
-static struct rates run_paired(uint64_t seed, double sigma, double shift, int *correct)
+static struct rates run_paired(int n, uint64_t seed, double sigma, double shift, int *correct)
 {
 	struct compare_host a[HOSTS_PER_ARM], b[HOSTS_PER_ARM];
 	struct compare_result res;
@@ -246,7 +240,7 @@ static struct rates run_paired(uint64_t seed, double sigma, double shift, int *c
 
 	o.paired = true;
 	*correct = 0;
-	for (int e = 0; e < EXPERIMENTS; e++) {
+	for (int e = 0; e < n; e++) {
 		double sa = (e & 1) ? shift : 1, sb = (e & 1) ? 1 : shift;
 
 		for (int h = 0; h < HOSTS_PER_ARM; h++) {
@@ -292,12 +286,12 @@ static void test_calibration_unpaired_aa_rarely_called(void **state)
 	struct rates t;
 
 	(void)state;
-	t = run_unpaired(1, 0.10, 1, &correct);
+	t = run_unpaired(EXPERIMENTS, 1, 0.10, 1, &correct);
 	print_rates("unpaired A/A, host sigma 0.10", &t);
 	assert_true(t.better + t.worse <= t.n / 20);
 	assert_true(t.covered >= t.n * 9 / 10);
 
-	t = run_unpaired(2, 0.25, 1, &correct);
+	t = run_unpaired(EXPERIMENTS_MORE, 2, 0.25, 1, &correct);
 	print_rates("unpaired A/A, host sigma 0.25", &t);
 	assert_true(t.better + t.worse <= t.n / 20);
 	assert_true(t.covered >= t.n * 9 / 10);
@@ -309,7 +303,7 @@ static void test_calibration_unpaired_shift_called(void **state)
 	struct rates t;
 
 	(void)state;
-	t = run_unpaired(3, 0.10, SHIFT, &correct);
+	t = run_unpaired(EXPERIMENTS, 3, 0.10, SHIFT, &correct);
 	print_rates("unpaired 20% p99 shift, host sigma 0.10", &t);
 	print_message("  called correctly: %.1f%% (criterion >= 80%%)\n", 100.0 * correct / t.n);
 	assert_true(correct >= t.n * 8 / 10);
@@ -318,7 +312,7 @@ static void test_calibration_unpaired_shift_called(void **state)
 	assert_int_equal(correct + t.inconclusive + t.no_difference, t.n);
 
 	/* wider host spread: still valid (coverage, no wrong calls), less power (printed, not a criterion) */
-	t = run_unpaired(4, 0.25, SHIFT, &correct);
+	t = run_unpaired(EXPERIMENTS_MORE, 4, 0.25, SHIFT, &correct);
 	print_rates("unpaired 20% p99 shift, host sigma 0.25", &t);
 	print_message("  called correctly: %.1f%% (20 unpaired hosts cannot resolve this spread; pair them)\n",
 		      100.0 * correct / t.n);
@@ -332,12 +326,12 @@ static void test_calibration_paired(void **state)
 	struct rates t;
 
 	(void)state;
-	t = run_paired(5, 0.25, 1, &correct);
+	t = run_paired(EXPERIMENTS_MORE, 5, 0.25, 1, &correct);
 	print_rates("paired A/A (same hosts, two windows), host sigma 0.25", &t);
 	assert_true(t.better + t.worse <= t.n / 20);
 	assert_true(t.covered >= t.n * 9 / 10);
 
-	t = run_paired(6, 0.25, SHIFT, &correct);
+	t = run_paired(EXPERIMENTS_MORE, 6, 0.25, SHIFT, &correct);
 	print_rates("paired 20% p99 shift, host sigma 0.25", &t);
 	print_message("  called correctly: %.1f%% (criterion >= 80%%)\n", 100.0 * correct / t.n);
 	assert_true(correct >= t.n * 8 / 10);
