@@ -51,6 +51,8 @@ struct scan_ctx {
 	size_t n;
 	const char *cgroup;
 	size_t cglen;
+	struct runqlat_hist *row_cgroup; /* the current row's cgroup samples, decoded once for all arms */
+	bool row_decoded;
 };
 
 __attribute__((format(printf, 4, 5))) static int fail(int rc, char *err, size_t errlen, const char *fmt, ...)
@@ -221,7 +223,7 @@ static int ran_all(const struct compare_select *sel, const struct store_row *r, 
 	return rc;
 }
 
-static int add_cgroup(const struct scan_ctx *c, const struct compare_select *sel, struct runqlat_hist *acc,
+static int add_cgroup(struct scan_ctx *c, const struct compare_select *sel, struct runqlat_hist *acc,
 		      const struct store_row *r)
 {
 	bool all = true;
@@ -231,7 +233,19 @@ static int add_cgroup(const struct scan_ctx *c, const struct compare_select *sel
 		return 0;
 	if (*sel->sched && ((rc = ran_all(sel, r, &all)) || !all))
 		return rc;
-	return runqlat_hist_add_blob(acc, r->series, r->series_len, want_cgroup, (void *)c);
+	/* The series blob holds every cgroup and CPU of the report: decoding it is most of a cgroup
+	 * comparison's time, so arms sharing the window share the decode. */
+	if (!c->row_decoded) {
+		memset(&c->row_cgroup->hist, 0, sizeof(c->row_cgroup->hist));
+		c->row_decoded = true;
+		rc = runqlat_hist_add_blob(c->row_cgroup, r->series, r->series_len, want_cgroup, c);
+		if (rc) { /* a corrupt blob counts for no arm */
+			memset(&c->row_cgroup->hist, 0, sizeof(c->row_cgroup->hist));
+			return rc;
+		}
+	}
+	runqlat_hist_add(acc, c->row_cgroup);
+	return 0;
 }
 
 static int on_row(void *arg, const struct store_row *r)
@@ -241,6 +255,7 @@ static int on_row(void *arg, const struct store_row *r)
 
 	if (i < 0 || !r->host_hist)
 		return 0;
+	c->row_decoded = false;
 	for (size_t k = 0; k < c->n; k++) {
 		struct arm_state *a = c->arms[k];
 		const struct compare_select *sel = a->arm->sel;
@@ -312,6 +327,7 @@ static int scan_group(struct server *srv, struct store *st, const struct host_ta
 	};
 	int64_t only = -1;
 	size_t hosts = 0;
+	int rc;
 
 	for (size_t i = 0; i < tab->n; i++)
 		for (size_t k = 0; k < n; k++)
@@ -322,8 +338,11 @@ static int scan_group(struct server *srv, struct store *st, const struct host_ta
 			}
 	if (hosts == 0)
 		return 0;
-	return scan_window(srv, st, hosts == 1 ? only : -1, group[0]->arm->from, group[0]->arm->to, !cgroup, on_row,
-			   &c);
+	if (cgroup && !(c.row_cgroup = calloc(1, sizeof(*c.row_cgroup))))
+		return -ENOMEM;
+	rc = scan_window(srv, st, hosts == 1 ? only : -1, group[0]->arm->from, group[0]->arm->to, !cgroup, on_row, &c);
+	free(c.row_cgroup);
+	return rc;
 }
 
 static int cmp_host_id(const void *a, const void *b)
