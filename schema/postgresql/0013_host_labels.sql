@@ -10,4 +10,3 @@ CREATE TABLE IF NOT EXISTS label_spans (
 	labels   TEXT NOT NULL,
 	PRIMARY KEY (host_id, first_ms)
 );
-CREATE INDEX IF NOT EXISTS label_spans_last ON label_spans (last_ms);
