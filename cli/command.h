@@ -17,6 +17,8 @@ const char *command_default_server(void);
 int cmd_health(int argc, char **argv);
 /* schedio scx run: loads a sched_ext scheduler until a signal (cmd_scx.c). */
 int cmd_scx(int argc, char **argv);
+/* schedio compare: arm A's runqueue latency against arm B's, with a verdict (cmd_compare.c). */
+int cmd_compare(int argc, char **argv);
 
 /* schedio submit: sends resctl-bench result files to the SSD database. */
 int cmd_submit(int argc, char **argv);

@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "config", "print the recommended io.cost lines for an SSD model", cmd_config },
 	{ "apply", "write the recommended io.cost configuration for this host's disks", cmd_apply },
 	{ "scx", "load a sched_ext scheduler (fifo, llc) and watch it", cmd_scx },
+	{ "compare", "is arm A's runqueue latency better or worse than arm B's? (a verdict)", cmd_compare },
 };
 
 static void usage(void)

@@ -44,5 +44,7 @@ enum MHD_Result api_host_iocost(struct http_request *req);
 enum MHD_Result api_host_health(struct http_request *req);
 /* GET /api/v1/fleet/health: per host ejections and agent cost against the budgets. */
 enum MHD_Result api_fleet_health(struct http_request *req);
+/* GET /api/v1/compare?a=SEL&b=SEL&metric=: arm A against arm B with a verdict (api_compare.c). */
+enum MHD_Result api_compare(struct http_request *req);
 
 #endif /* SCHEDIO_SERVER_API_API_H */

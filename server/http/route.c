@@ -30,6 +30,7 @@ static const struct route routes[] = {
 	{ "GET", "/api/v1/hosts/{id}/health", api_host_health },
 	{ "GET", "/api/v1/fleet/runqlat", api_fleet_runqlat },
 	{ "GET", "/api/v1/fleet/health", api_fleet_health },
+	{ "GET", "/api/v1/compare", api_compare },
 };
 
 int route_match(const char *pattern, const char *path, char **args, int max)
