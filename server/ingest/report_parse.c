@@ -142,7 +142,9 @@ static const cJSON *get_obj(struct parse *ps, const cJSON *obj, const char *name
 	return it;
 }
 
-static const cJSON *get_arr(struct parse *ps, const cJSON *obj, const char *name, const char *path, int max)
+/* An array field of at most max entries (past it: too_many, 413 or 400); NULL when absent or on error. */
+static const cJSON *get_array(struct parse *ps, const cJSON *obj, const char *name, const char *path, int max,
+			      int too_many)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
 
@@ -153,10 +155,15 @@ static const cJSON *get_arr(struct parse *ps, const cJSON *obj, const char *name
 		return NULL;
 	}
 	if (cJSON_GetArraySize(it) > max) {
-		fail(ps, 413, "%s%s has more than the limit of %d entries", path, name, max);
+		fail(ps, too_many, "%s%s has more than the limit of %d entries", path, name, max);
 		return NULL;
 	}
 	return it;
+}
+
+static const cJSON *get_arr(struct parse *ps, const cJSON *obj, const char *name, const char *path, int max)
+{
+	return get_array(ps, obj, name, path, max, 413);
 }
 
 /* Scratch space for turning sparse JSON buckets into an encoded series. */
@@ -665,22 +672,10 @@ bool report_exit_is_ejection(const char *kind)
 #define EVENT_NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_"
 #define PROG_NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."
 
-/* An array field of at most max entries; NULL when absent (or on error, with ps->status set). */
+/* An array field of at most max entries, 400 past it (the health fields); NULL when absent or on error. */
 static const cJSON *get_list(struct parse *ps, const cJSON *obj, const char *name, const char *path, int max)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
-
-	if (!it || cJSON_IsNull(it))
-		return NULL;
-	if (!cJSON_IsArray(it)) {
-		fail(ps, 400, "%s%s must be an array", path, name);
-		return NULL;
-	}
-	if (cJSON_GetArraySize(it) > max) {
-		fail(ps, 400, "%s%s has more than the limit of %d entries", path, name, max);
-		return NULL;
-	}
-	return it;
+	return get_array(ps, obj, name, path, max, 400);
 }
 
 /* A count (integer >= 0) copied into dst under the same name when present; *out is -1 when absent. */
