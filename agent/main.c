@@ -52,6 +52,8 @@ struct agent_args {
 	const char *keys[MAX_FLAG_KEYS];
 	const char *values[MAX_FLAG_KEYS];
 	int nkeys;
+	/* argv with --label.K=V rewritten; values above point into it for the program's life */
+	char **argv;
 };
 
 static struct agent_args args = {
@@ -144,6 +146,7 @@ static void add_label(const char *kv)
  * rewritten to --label K=V first (up to a "--", which ends the options). */
 static char **label_flags_rewritten(int argc, char **argv)
 {
+
 	char **out = calloc(2 * (size_t)argc + 1, sizeof(*out)); /* each --label.K=V becomes two */
 	int o = 0;
 
@@ -207,7 +210,7 @@ static void parse_args(int argc, char **argv)
 	};
 	int c;
 
-	argv = label_flags_rewritten(argc, argv);
+	args.argv = argv = label_flags_rewritten(argc, argv);
 	for (argc = 0; argv[argc]; argc++)
 		;
 	while ((c = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
