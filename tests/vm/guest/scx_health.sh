@@ -17,6 +17,14 @@ wait_state() { # STATE TENTHS
 	while [ "$(state)" != "$1" ] && [ $i -lt "$2" ]; do sleep 0.1; i=$((i + 1)); done
 	[ "$(state)" = "$1" ]
 }
+enable_seq() { cat /sys/kernel/sched_ext/enable_seq; }
+# The kernel shows "enabled" and root/ops before it counts the enable in
+# enable_seq: wait for the count to pass the one before the load.
+wait_seq_past() { # SEQ TENTHS
+	i=0
+	while [ "$(enable_seq)" -le "$1" ] && [ $i -lt "$2" ]; do sleep 0.05; i=$((i + 1)); done
+	[ "$(enable_seq)" -gt "$1" ]
+}
 
 mkdir -p /etc
 [ -s /etc/machine-id ] || echo 5c7e0000000000000000000000000017 >/etc/machine-id # the agent's host id
@@ -36,10 +44,11 @@ fi
 sleep 1
 
 echo "== scx_fifo"
+seq0=$(enable_seq)
 schedio scx run fifo --interval 3600 >fifo.log 2>&1 &
 pid=$!
-if wait_state enabled 300 && [ "$(ops)" = scx_fifo ]; then
-	cat /sys/kernel/sched_ext/enable_seq >enable_seq_fifo.txt
+if wait_state enabled 300 && [ "$(ops)" = scx_fifo ] && wait_seq_past "$seq0" 40; then
+	enable_seq >enable_seq_fifo.txt
 	pingpong 1000 1 >pp_fifo.txt || fail "pingpong under scx_fifo failed"
 	sleep 2
 	cat /sys/kernel/sched_ext/root/events >fifo_events.txt
@@ -58,7 +67,8 @@ echo "== scx_broken (watchdog ${BROKEN_TIMEOUT_MS:-2000} ms)"
 	# enable_seq while it runs (it is ejected within a few seconds)
 	i=0
 	while [ "$(ops)" != scx_broken ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
-	cat /sys/kernel/sched_ext/enable_seq >enable_seq_broken.txt
+	wait_seq_past "$(cat enable_seq_fifo.txt)" 40
+	enable_seq >enable_seq_broken.txt
 ) &
 seqpid=$!
 schedio scx run --object scx_broken.bpf.o --timeout-ms "${BROKEN_TIMEOUT_MS:-2000}" >broken.log 2>&1
