@@ -241,7 +241,7 @@ export function mount(ctx) {
 
   function fillChoices(choices) {
     for (const x of arms) {
-      const keepS = x.sched.value || x.sel.sched, keepL = x.label.value || x.sel.label;
+      const keepS = x.sched.value, keepL = x.label.value; // what is chosen now (at first: the URL's)
       const sOpts = choices.scheds.map(([k, n]) => [k, `${k} (${n} host${n === 1 ? '' : 's'})`]);
       if (keepS && !sOpts.some(([k]) => k === keepS)) sOpts.push([keepS, `${keepS} (not seen in the range)`]);
       fill(x.sched, h('option', { value: '' }, 'any'), sOpts.map(([k, t]) => h('option', { value: k, selected: k === keepS }, t)));
@@ -319,7 +319,7 @@ export function mount(ctx) {
     const arm = (name, x) => [h('dt', {}, `Arm ${name}`), h('dd', {}, h('code', {}, x.selector), ` · ${fmt.dateTime(x.from)} → ${fmt.dateTime(x.to)} · `,
       `${fmt.count(x.hosts)} host${x.hosts === 1 ? '' : 's'}, ${fmt.count(x.samples)} samples · ${metricLabel(ans.metric)} ${fmt.ns(x.value_ns)}`)];
     fill(verdictSec.body,
-      h('p', { class: 'verdict-line' }, verdictBadge(ans.verdict), ' ', h('span', { id: 'verdict-summary' }, ans.summary)),
+      h('p', { class: 'verdict-line', role: 'status' }, verdictBadge(ans.verdict), ' ', h('span', { id: 'verdict-summary' }, ans.summary)),
       ans.reason ? h('p', { class: 'muted', id: 'verdict-reason' }, `Why: ${ans.reason}`) : null,
       h('dl', { class: 'facts' },
         arm('A', ans.a), arm('B', ans.b),
@@ -373,7 +373,17 @@ export function mount(ctx) {
           { from: s.from, to: s.to, format: fmt.ns, log: true, min: lo * 0.8, max: hi * 1.25, yTitle: 'runqueue latency' }));
   }
 
-  async function run(signal) {
+  // one comparison at a time: a new one (Compare pressed, or a refresh)
+  // aborts the one in flight, so a slow answer never overwrites a newer one
+  let runCtl = null;
+  async function run(outer) {
+    if (runCtl) runCtl.abort();
+    const ctl = runCtl = new AbortController();
+    if (outer) {
+      if (outer.aborted) ctl.abort();
+      else outer.addEventListener('abort', () => ctl.abort(), { once: true });
+    }
+    const signal = ctl.signal;
     const q = queryOf(ctx);
     lastQuery = q;
     for (const key of [...ctx.charts.slots.keys()]) if (key === 'ratio' || key.startsWith('arm:')) ctx.charts.drop(key);
