@@ -27,7 +27,7 @@ export function intervalConfig(r, colors) {
       label: `95% interval ${fmtRatio(r.ci[0])} to ${fmtRatio(r.ci[1])}`,
       data: [{ x: r.ci[0], y: Y }, { x: r.ci[1], y: Y }],
       showLine: true, borderColor: colors.interval, backgroundColor: colors.interval,
-      borderWidth: 3, pointStyle: 'line', rotation: 90, pointRadius: 12, pointBorderWidth: 3, order: 2,
+      borderWidth: 3, pointStyle: 'line', pointRotation: 90, pointRadius: 12, pointBorderWidth: 3, order: 2,
     });
   }
   if (Number.isFinite(r.ratio)) {

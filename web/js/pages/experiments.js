@@ -25,7 +25,7 @@ import * as api from '../api.js';
 import * as fmt from '../format.js';
 import { h, fill, loading, empty, failure, section, chartBox } from '../dom.js';
 import { dataTable } from '../table.js';
-import { cssVar, color } from '../charts/base.js';
+import { color } from '../charts/base.js';
 import { timeSeriesConfig, pointsOf } from '../charts/timeseries.js';
 import { intervalConfig } from '../charts/interval.js';
 import { mergePoints } from '../hist.js';
@@ -178,7 +178,12 @@ async function armSeries(arm, q, signal) {
   const byT = new Map();
   let layout = null;
   await pool(hosts, 6, async (x) => {
-    const resp = await api.hostRunqlat(x.host_id, { from: arm.from, to: arm.to, step, ...extra }, signal);
+    let resp = await api.hostRunqlat(x.host_id, { from: arm.from, to: arm.to, step, ...extra }, signal);
+    // sched=eevdf and sched=fair both select the kernel's own classes, which
+    // a host's own series names by its kernel (eevdf from 6.6 on, fair before)
+    const twin = { eevdf: 'fair', fair: 'eevdf' }[extra.sched];
+    if (twin && !(resp.series || []).some((p) => p.count > 0))
+      resp = await api.hostRunqlat(x.host_id, { from: arm.from, to: arm.to, step, sched: twin }, signal);
     layout = layout || resp.layout;
     for (const p of resp.series || []) {
       if (!p.count) continue;
@@ -328,7 +333,7 @@ export function mount(ctx) {
         h('dt', {}, 'Method'), h('dd', { class: 'wrap' }, `${ans.method}${ans.paired ? ` (paired over ${ans.pairs} hosts)` : ''}, ${fmt.count(ans.resamples)} resamples, seed ${ans.seed}`)),
       Number.isFinite(ans.ratio) ? box.box : empty('No ratio to draw: an arm has too few hosts.'));
     if (Number.isFinite(ans.ratio))
-      ctx.charts.put('ratio', box.canvas, intervalConfig(ans, { band: cssVar('--muted') || '#57606a', interval: color(0), ratio: cssVar('--fg') || '#1b1f24' }));
+      ctx.charts.put('ratio', box.canvas, intervalConfig(ans, { band: '#64748b', interval: color(0), ratio: color(2) }));
   }
 
   function drawHosts(ans) {
@@ -360,7 +365,7 @@ export function mount(ctx) {
     const panels = sets.map((s, i) => {
       const name = i ? 'B' : 'A';
       const box = chartBox(`Arm ${name}: runqueue latency ${pcts.map((x) => x[1]).join(', ')} over its window`, 240);
-      const what = s.sched && !q.cgroup ? `the samples ${s.sched} ran` : q.cgroup ? `cgroup ${q.cgroup}` : 'the whole host';
+      const what = s.sched && !q.cgroup ? `the samples ${s.sched} ran` : q.cgroup ? `cgroup ${q.cgroup}${s.sched ? ' (its series is not split by scheduler)' : ''}` : 'the whole host';
       const caption = `Arm ${name} · ${s.asked < s.total ? `${s.asked} of ${s.total} hosts (most samples)` : `${s.total} host${s.total === 1 ? '' : 's'}`}, ${what}, pooled per ${fmt.ns(s.step * 1e6)} step`;
       return { s, box, key: `arm:${name}`, el: h('figure', { class: 'panel' }, h('figcaption', {}, caption), s.series.length ? box.box : empty('No samples in this window.')) };
     });
