@@ -119,12 +119,13 @@ try {
   const truth = new Map([...fifo, ...eevdf].map((x) => [x.id, x]));
   const wantRatio = median(fifo.map((x) => x.p99)) / median(eevdf.map((x) => x.p99));
   // the server rolls up late reports in its worker: wait until every posted sample is in the comparison
-  const q = new URLSearchParams({ a: 'sched=scx_fifo', b: 'sched=eevdf', metric: 'p99', from: now - 3600e3, to: now + 60e3 });
+  let last = null;
   await waitFor(async () => {
-    const ans = await (await fetch(`${srv.url}/api/v1/compare?${q}`)).json();
+    const q = new URLSearchParams({ a: 'sched=scx_fifo', b: 'sched=eevdf', metric: 'p99', from: now - 3600e3, to: Date.now() });
+    const ans = last = await (await fetch(`${srv.url}/api/v1/compare?${q}`)).json();
     return ans.a && ans.a.hosts === PER_FLEET && ans.b.hosts === PER_FLEET &&
       [...ans.a.per_host, ...ans.b.per_host].every((x) => truth.get(x.host_id) && x.samples === truth.get(x.host_id).samples);
-  }, 'the server to hold every posted sample');
+  }, 'the server to hold every posted sample').catch((err) => { console.log(`# last answer: ${JSON.stringify(last).slice(0, 2000)}`); throw err; });
   const hasSaved = (await fetch(`${srv.url}/api/v1/experiments`)).status === 200;
 
   const page = await browser.ctx.newPage();
