@@ -204,6 +204,29 @@ try {
   t.ok(mirror.ans.verdict === 'better' && await page.locator('.verdict-line .badge.verdict').getAttribute('data-verdict') === 'better', `web against batch is better (${mirror.ans.summary})`);
   t.ok(Math.abs(mirror.ans.ratio * wantRatio - 1) < 0.01, `and its ratio is the inverse (${mirror.ans.ratio} × ${wantRatio.toFixed(3)})`);
 
+  // before/after: scx_fifo's hosts in two windows are compared as pairs, each arm drawn over its own window
+  await page.check('#win-split');
+  const [af, at, bf, bt] = [now - 20 * 60e3, now - 8 * 60e3, now - 8 * 60e3, Date.now()].map((ms) => fmt.localInput(ms));
+  await page.fill('#a-from', af);
+  await page.fill('#a-to', at);
+  await page.fill('#b-from', bf);
+  await page.fill('#b-to', bt);
+  const ba = await compareIn(page, { sched: 'scx_fifo' }, { sched: 'scx_fifo' });
+  const bu = new URL(page.url()).searchParams;
+  t.ok(bu.get('win') === 'split' && Number(bu.get('a_from')) === new Date(af).getTime() && Number(bu.get('b_to')) === new Date(bt).getTime(), `the two windows are in the URL (${new URL(page.url()).search})`);
+  t.ok(ba.url.searchParams.get('a_to') === String(new Date(at).getTime()) && !ba.url.searchParams.has('from'), `the page asks with a_from/a_to/b_from/b_to (${ba.url.search})`);
+  t.ok(ba.ans.paired === true && ba.ans.verdict !== 'better' && ba.ans.verdict !== 'worse', `the same hosts in two windows are paired and not called better or worse (${ba.ans.verdict}: ${ba.ans.summary})`);
+  const span = (pre) => page.evaluate((x) => {
+    const c = [...document.querySelectorAll('canvas')].find((e) => (e.getAttribute('aria-label') || '').startsWith(x));
+    const s = window.Chart.getChart(c).options.scales.x;
+    return [s.min, s.max];
+  }, pre);
+  const [sa, sb] = [await span('Arm A'), await span('Arm B')];
+  t.ok(sa[0] === ba.ans.a.from && sa[1] === ba.ans.a.to && sb[0] === ba.ans.b.from && sb[1] === ba.ans.b.to, `each arm's curves span its own window (A ${sa}, B ${sb})`);
+  const baRows = await page.locator('#experiment-result table.data tbody tr').count();
+  t.ok(baRows === PER_FLEET, `a paired comparison has one row per host with both values (${baRows})`);
+  await screenshot(page, 'experiments-before-after-light');
+
   // the fleet page's split links here with the scheduler as arm A
   await open(page, `${srv.url}/?range=1h&refresh=0`);
   const link = page.locator('a.experiment-link[href*="sched%3Dscx_fifo"]');
