@@ -429,7 +429,7 @@ export function mount(ctx) {
     { key: 'verdict', label: 'Verdict now', render: (e) => verdictBadge(e.verdict) },
     { key: 'ratio', label: 'Ratio', num: true, render: (e) => ratioText(e.ratio) },
     { key: 'ci', label: '95% interval', num: true, value: (e) => (e.ci ? e.ci[0] : null), render: (e) => ciText(e.ci) },
-    { key: 'summary', label: 'Summary', wrap: true },
+    { key: 'summary', label: 'Summary', wrap: true, render: (e) => e.summary || (e.error ? `Cannot be answered now: ${e.error}` : '–') },
     { key: 'created_ms', label: 'Saved', num: true, render: (e) => fmt.dateTime(e.created_ms) },
   ], {
     caption: 'Saved experiments; verdict, ratio and interval are computed now over each one\'s window',
