@@ -86,7 +86,8 @@ async function fleetChoices(ctx, signal) {
   for (const g of split.groups || []) if (g.series.some((x) => x.count > 0)) scheds.set(g.key, g.hosts);
   const current = new Map();
   for (const x of hostsResp.hosts) current.set(schedulerOf(x), (current.get(schedulerOf(x)) || 0) + 1);
-  for (const [k, n] of current) if (!scheds.has(k)) scheds.set(k, n);
+  // the hosts list names every kernel class "fair"; the split says eevdf on 6.6+ (both select the same)
+  for (const [k, n] of current) if (!scheds.has(k) && !(k === 'fair' && scheds.has('eevdf'))) scheds.set(k, n);
   const labels = new Map(); // "k=v" -> hosts
   for (const x of hostsResp.hosts)
     for (const [k, v] of Object.entries(x.labels || {})) labels.set(`${k}=${v}`, (labels.get(`${k}=${v}`) || 0) + 1);
