@@ -61,7 +61,7 @@ static int row_add(void *arg, const struct store_experiment *e)
 	return row->name && row->definition ? 0 : -ENOMEM;
 }
 
-/* Reads every experiment (id 0) or one into rows; 0, or an HTTP status with a reply queued. */
+/* Reads every experiment (id 0) or one into rows; 0, or -1 with the error reply queued. */
 static int read_rows(struct http_request *req, int64_t id, struct experiment_rows *rows, enum MHD_Result *reply)
 {
 	struct store *st = store_pool_get(req->srv->readers);

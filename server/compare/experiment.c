@@ -222,6 +222,16 @@ int experiment_parse(const char *text, size_t len, struct experiment *e, char *e
 	return rc;
 }
 
+/* An integer as its digits: cJSON prints numbers with 15 significant digits, which would round
+ * bounds near 2^53. */
+static void add_int(cJSON *o, const char *key, int64_t v)
+{
+	char digits[24];
+
+	snprintf(digits, sizeof(digits), "%lld", (long long)v);
+	cJSON_AddRawToObject(o, key, digits);
+}
+
 cJSON *experiment_to_json(const struct experiment *e)
 {
 	cJSON *doc = cJSON_CreateObject(), *w;
@@ -244,17 +254,17 @@ cJSON *experiment_to_json(const struct experiment *e)
 	}
 	switch (e->window) {
 	case EXPERIMENT_LAST_HOURS:
-		cJSON_AddNumberToObject(w, "last_hours", (double)e->last_hours);
+		add_int(w, "last_hours", e->last_hours);
 		break;
 	case EXPERIMENT_FIXED:
-		cJSON_AddNumberToObject(w, "from", (double)e->q.from[0]);
-		cJSON_AddNumberToObject(w, "to", (double)e->q.to[0]);
+		add_int(w, "from", e->q.from[0]);
+		add_int(w, "to", e->q.to[0]);
 		break;
 	case EXPERIMENT_BEFORE_AFTER:
-		cJSON_AddNumberToObject(w, "a_from", (double)e->q.from[0]);
-		cJSON_AddNumberToObject(w, "a_to", (double)e->q.to[0]);
-		cJSON_AddNumberToObject(w, "b_from", (double)e->q.from[1]);
-		cJSON_AddNumberToObject(w, "b_to", (double)e->q.to[1]);
+		add_int(w, "a_from", e->q.from[0]);
+		add_int(w, "a_to", e->q.to[0]);
+		add_int(w, "b_from", e->q.from[1]);
+		add_int(w, "b_to", e->q.to[1]);
 		break;
 	}
 	return doc;

@@ -83,7 +83,8 @@ static void test_experiment_windows(void **state)
 	assert_int_equal(e.q.from[0], 9007199254740991LL);
 	assert_string_equal(e.q.cgroup, "/w.slice");
 	t1 = canonical(&e);
-	assert_int_equal(experiment_parse(t1, strlen(t1), &again, err, sizeof(err)), 0);
+	if (experiment_parse(t1, strlen(t1), &again, err, sizeof(err)))
+		fail_msg("%s: %s", t1, err);
 	t2 = canonical(&again);
 	assert_string_equal(t1, t2);
 	free(t1);
@@ -98,7 +99,7 @@ static void test_experiment_refuses_naming_the_field(void **state)
 	refused("{\"name\": \"x\", \"a\": \"host=h\", \"b\": \"host=h\", \"window\": {\"last_hours\": 1}, \"x\": 1}",
 		"unknown field 'x'");
 	refused("{\"name\": \"x\", \"name\": \"y\"}", "name is given twice");
-	refused("{\"\\u00e9t\\u00e9\": 1}", "unknown field '??t??'");
+	refused("{\"\\u00e9t\\u00e9\": 1}", "unknown field '\?\?t\?\?'");
 	refused("{\"a\": \"host=h\"}", "name is required");
 	refused("{\"name\": \"\\t\"}", "name has a control character");
 	refused("{\"name\": \"x\", \"a\": \"host=h\"}", "b is required");
