@@ -261,6 +261,14 @@ try {
     t.ok(row && row[5] === 'A is worse', `with its verdict now (${row && row[5]})`);
     const saved = await (await fetch(`${srv.url}/api/v1/experiments`)).json();
     t.ok(saved.experiments.length === 1 && saved.experiments[0].verdict === 'worse', 'the server keeps it with that verdict');
+    // its name links back to the comparison
+    await page.locator('table.data').last().locator('a', { hasText: 'fifo vs eevdf' }).click();
+    await page.waitForFunction(() => document.documentElement.dataset.state === 'ready' && document.querySelector('#verdict-summary'));
+    await settled(page);
+    const back = new URL(page.url()).searchParams;
+    t.ok(back.get('a') === 'sched=scx_fifo' && back.get('b') === 'sched=eevdf' && back.get('range') === '1h', `the saved name opens its comparison (${new URL(page.url()).search})`);
+    t.ok(await page.locator('.verdict-line .badge.verdict').getAttribute('data-verdict') === 'worse', 'with its verdict');
+    await screenshot(page, 'experiments-saved-light');
   } else {
     console.log('# SKIP saved experiments: this server has no /api/v1/experiments (branch experiments not merged)');
     t.ok(await page.locator('text=This server does not keep saved experiments.').count() === 1, 'the page says the server keeps no saved experiments');
