@@ -15,6 +15,7 @@ import { failure, fill } from './js/dom.js';
 const ROUTES = [
   { path: '/', nav: 'fleet', load: () => import('./js/pages/fleet.js') },
   { path: '/host', nav: 'fleet', load: () => import('./js/pages/host.js') },
+  { path: '/experiments', nav: 'experiments', load: () => import('./js/pages/experiments.js') },
   { path: '/ssd', nav: 'ssd', timeless: true, load: () => import('./js/pages/ssd.js') },
   { path: '/submit', nav: 'submit', timeless: true, load: () => import('./js/pages/submit.js') },
 ];

@@ -4,6 +4,8 @@
 
 #include "server/http/http.h"
 
+struct compare_query;
+
 /* GET /healthz: {"status": "ok", "version": "..."}. */
 enum MHD_Result api_healthz(struct http_request *req);
 /* GET of any non-API path: the dashboard's files. */
@@ -46,5 +48,16 @@ enum MHD_Result api_host_health(struct http_request *req);
 enum MHD_Result api_fleet_health(struct http_request *req);
 /* GET /api/v1/compare?a=SEL&b=SEL&metric=: arm A against arm B with a verdict (api_compare.c). */
 enum MHD_Result api_compare(struct http_request *req);
+/* The answer GET /api/v1/compare gives to checked query q, shared with saved experiments: 0 and *doc,
+ * or the HTTP status of the failure with why in err[errlen]. */
+int api_compare_answer(struct server *srv, const struct compare_query *q, cJSON **doc, char *err, size_t errlen);
+/* POST /api/v1/experiments (admin): stores a named comparison, 201 with it (api_experiments.c). */
+enum MHD_Result api_experiments_create(struct http_request *req);
+/* GET /api/v1/experiments: every saved experiment with its verdict now. */
+enum MHD_Result api_experiments_list(struct http_request *req);
+/* GET /api/v1/experiments/{id}: the compare answer of one experiment, plus its definition. */
+enum MHD_Result api_experiment_get(struct http_request *req);
+/* DELETE /api/v1/experiments/{id} (admin): 204. */
+enum MHD_Result api_experiment_delete(struct http_request *req);
 
 #endif /* SCHEDIO_SERVER_API_API_H */

@@ -5,7 +5,9 @@
  * (compare_stats.h) give the ratio A/B, its 95% interval and the verdict.
  * Both arms on the same hosts in two different windows (before/after) are
  * compared as pairs. The answer's seed comes from the query, so the same
- * query on the same data always gives the same answer.
+ * query on the same data always gives the same answer. api_compare_answer
+ * answers a checked query (compare_query.h), so saved experiments
+ * (api_experiments.c) answer exactly as this endpoint does.
  */
 #include "server/api/api.h"
 
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "server/compare/compare_data.h"
+#include "server/compare/compare_query.h"
 #include "server/compare/compare_select.h"
 #include "server/compare/compare_stats.h"
 #include "server/ingest/ingest.h"
@@ -25,16 +28,6 @@
 #include "server/store/store_pool.h"
 
 #define COMPARE_RESAMPLES 2000
-
-/* What a request asks, checked. */
-struct compare_query {
-	struct compare_select sel[2];
-	char sel_text[2][COMPARE_SELECT_MAX_LEN + 1];
-	int64_t from[2], to[2];
-	enum compare_metric metric;
-	double threshold;
-	char cgroup[REPORT_MAX_PATH + 1]; /* "" for the whole host */
-};
 
 static const char *const arm_name[2] = { "A", "B" };
 
@@ -71,24 +64,10 @@ static int parse_window(struct http_request *req, struct compare_query *q, int i
 static int parse_cgroup(struct http_request *req, struct compare_query *q, enum MHD_Result *reply)
 {
 	const char *cg = http_query(req, "cgroup");
-	size_t n;
+	char err[160];
 
-	if (!cg)
-		return 0;
-	n = strlen(cg);
-	if (n == 0 || cg[0] != '/')
-		return bad(req, reply,
-			   "cgroup must be a cgroup path starting with '/', e.g. /system.slice/web.service");
-	if (n > REPORT_MAX_PATH)
-		return bad(req, reply, "cgroup is longer than the limit of %d bytes", REPORT_MAX_PATH);
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)cg[i] < 0x20 || cg[i] == 0x7f)
-			return bad(req, reply, "cgroup has a control character");
-	/* the agent names cgroups without a trailing '/' (but the root) */
-	while (n > 1 && cg[n - 1] == '/')
-		n--;
-	memcpy(q->cgroup, cg, n);
-	q->cgroup[n] = '\0';
+	if (cg && compare_query_cgroup(q, cg, err, sizeof(err)))
+		return bad(req, reply, "%s", err);
 	return 0;
 }
 
@@ -121,7 +100,7 @@ static int parse_query(struct http_request *req, struct compare_query *q, enum M
 		char *end;
 
 		q->threshold = strtod(thr, &end);
-		if (!*thr || *end || !(q->threshold > 0 && q->threshold < 1))
+		if (!*thr || *end || !compare_query_threshold_ok(q->threshold))
 			return bad(req, reply, "threshold must be a number between 0 and 1 (exclusive), e.g. 0.05");
 	}
 	return parse_cgroup(req, q, reply);
@@ -234,41 +213,38 @@ static uint64_t query_seed(const struct compare_query *q)
 	return seed;
 }
 
-enum MHD_Result api_compare(struct http_request *req)
+int api_compare_answer(struct server *srv, const struct compare_query *q, cJSON **doc, char *err, size_t errlen)
 {
-	struct compare_query *q = calloc(1, sizeof(*q));
 	struct compare_arm arms[2] = { 0 };
 	struct compare_host *values[2] = { NULL, NULL };
 	size_t nvalues[2] = { 0, 0 };
 	struct compare_opts o = { .resamples = COMPARE_RESAMPLES };
 	struct compare_result r;
-	enum MHD_Result reply;
 	struct store *st;
-	char err[256];
-	int rc;
+	int rc, status = 0;
 
-	if (!q)
-		return http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
-	if (parse_query(req, q, &reply))
-		goto out;
+	*doc = NULL;
 	for (int i = 0; i < 2; i++) {
 		arms[i].sel = &q->sel[i];
 		arms[i].from = q->from[i];
 		arms[i].to = q->to[i];
 	}
-	st = store_pool_get(req->srv->readers);
-	rc = compare_data_gather(req->srv, st, *q->cgroup ? q->cgroup : NULL, arms, 2, err, sizeof(err));
-	store_pool_put(req->srv->readers, st);
+	st = store_pool_get(srv->readers);
+	rc = compare_data_gather(srv, st, *q->cgroup ? q->cgroup : NULL, arms, 2, err, errlen);
+	store_pool_put(srv->readers, st);
 	if (rc) {
-		reply = rc == -EINVAL   ? http_reply_error(req, MHD_HTTP_BAD_REQUEST, "%s", err)
-			: rc == -ENOMEM ? http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory")
-					: http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err);
+		status = rc == -EINVAL   ? MHD_HTTP_BAD_REQUEST
+			 : rc == -ENOMEM ? MHD_HTTP_SERVICE_UNAVAILABLE
+					 : MHD_HTTP_INTERNAL_SERVER_ERROR;
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	for (int i = 0; i < 2; i++) {
 		values[i] = arm_values(&arms[i], q->metric, &nvalues[i]);
 		if (!values[i]) {
-			reply = http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
+			snprintf(err, errlen, "out of memory");
+			status = MHD_HTTP_SERVICE_UNAVAILABLE;
 			goto out;
 		}
 	}
@@ -280,9 +256,8 @@ enum MHD_Result api_compare(struct http_request *req)
 		   compare_data_same_hosts(&arms[0], &arms[1]);
 	rc = compare_run(values[0], nvalues[0], values[1], nvalues[1], &o, &r);
 	if (rc) {
-		reply =
-		    http_reply_error(req, rc == -ENOMEM ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
-				     "the comparison failed (%s)", strerror(-rc));
+		snprintf(err, errlen, "the comparison failed (%s)", strerror(-rc));
+		status = rc == -ENOMEM ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR;
 		goto out;
 	}
 	/* An empty arm says more about the selector than "too few hosts". */
@@ -294,12 +269,34 @@ enum MHD_Result api_compare(struct http_request *req)
 				 (long long)q->to[i]);
 			break;
 		}
-	reply = http_reply_json(req, MHD_HTTP_OK, answer(q, arms, &o, &r));
+	*doc = answer(q, arms, &o, &r);
+	if (!*doc) {
+		snprintf(err, errlen, "out of memory");
+		status = MHD_HTTP_SERVICE_UNAVAILABLE;
+	}
 out:
 	for (int i = 0; i < 2; i++) {
 		compare_arm_free(&arms[i]);
 		free(values[i]);
 	}
+	return status;
+}
+
+enum MHD_Result api_compare(struct http_request *req)
+{
+	struct compare_query *q = calloc(1, sizeof(*q));
+	enum MHD_Result reply;
+	cJSON *doc;
+	char err[256];
+	int status;
+
+	if (!q)
+		return http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
+	if (parse_query(req, q, &reply))
+		goto out;
+	status = api_compare_answer(req->srv, q, &doc, err, sizeof(err));
+	reply = status ? http_reply_error(req, (unsigned)status, "%s", err) : http_reply_json(req, MHD_HTTP_OK, doc);
+out:
 	free(q);
 	return reply;
 }

@@ -94,3 +94,28 @@ bool auth_require(struct http_request *req, const char *scope, enum MHD_Result *
 		*reply = http_reply_error(req, MHD_HTTP_UNAUTHORIZED, "token is not valid for %s", scope);
 	return ok;
 }
+
+bool auth_require_strict(struct http_request *req, const char *scope, enum MHD_Result *reply)
+{
+	static const char *const scopes[] = { "ingest", "submit", "admin" };
+	const char *h = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
+	struct token_store *ts = req->srv->tokens;
+	char hash[65];
+	int rc;
+
+	if (!h || strncasecmp(h, "Bearer ", 7) != 0 || !h[7] || !ts)
+		return auth_require(req, scope, reply);
+	auth_hash(h + 7, hash);
+	rc = ts->ops->check(ts, hash, scope);
+	if (rc == 1)
+		return true;
+	for (size_t i = 0; rc == 0 && i < sizeof(scopes) / sizeof(scopes[0]); i++)
+		if (ts->ops->check(ts, hash, scopes[i]) == 1) {
+			*reply = http_reply_error(req, MHD_HTTP_FORBIDDEN, "this token's scope is %s; this needs %s",
+						  scopes[i], scope);
+			return false;
+		}
+	*reply = rc < 0 ? http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "cannot check the token now")
+			: http_reply_error(req, MHD_HTTP_UNAUTHORIZED, "token is not valid for %s", scope);
+	return false;
+}

@@ -24,5 +24,8 @@ long long auth_now_ms(void);
 /* True if the request carries a valid token for scope (admin tokens pass every scope);
  * otherwise queues 401 with the reason and stores the queue result in *reply. */
 bool auth_require(struct http_request *req, const char *scope, enum MHD_Result *reply);
+/* As auth_require, but a valid token of a scope that does not reach scope gets 403 (known, not allowed)
+ * instead of 401 (unknown). */
+bool auth_require_strict(struct http_request *req, const char *scope, enum MHD_Result *reply);
 
 #endif /* SCHEDIO_SERVER_HTTP_AUTH_H */

@@ -31,6 +31,10 @@ static const struct route routes[] = {
 	{ "GET", "/api/v1/fleet/runqlat", api_fleet_runqlat },
 	{ "GET", "/api/v1/fleet/health", api_fleet_health },
 	{ "GET", "/api/v1/compare", api_compare },
+	{ "POST", "/api/v1/experiments", api_experiments_create },
+	{ "GET", "/api/v1/experiments", api_experiments_list },
+	{ "GET", "/api/v1/experiments/{id}", api_experiment_get },
+	{ "DELETE", "/api/v1/experiments/{id}", api_experiment_delete },
 };
 
 int route_match(const char *pattern, const char *path, char **args, int max)

@@ -73,12 +73,19 @@ struct store_exit {
 	const char *ops, *kind, *reason, *message;
 };
 
+/* One saved experiment (issue 15, schema/<backend>/0014): its definition is canonical JSON (experiment.h). */
+struct store_experiment {
+	int64_t id, created_ms;
+	const char *name, *definition;
+};
+
 /* Callbacks return 0 to continue, non-zero to stop the scan with that value. */
 typedef int (*store_report_fn)(void *arg, const struct store_report *r);
 typedef int (*store_health_fn)(void *arg, const struct store_health *h);
 typedef int (*store_exit_fn)(void *arg, const struct store_exit *e);
 typedef int (*store_id_fn)(void *arg, int64_t a, int64_t b);
 typedef int (*store_name_fn)(void *arg, const char *name);
+typedef int (*store_experiment_fn)(void *arg, const struct store_experiment *e);
 
 struct store;
 
@@ -119,6 +126,13 @@ struct store_ops {
 	/* Machine ids, sorted, of the hosts whose reports starting in [from, to) carried the label
 	 * pair ("key=value", checked); fn(arg, machine_id) once per host. */
 	int (*label_hosts)(struct store *st, const char *pair, int64_t from, int64_t to, store_name_fn fn, void *arg);
+	/* Saved experiments (issue 15), by id: all of them, or the one with id when id > 0. */
+	int (*experiments)(struct store *st, int64_t id, store_experiment_fn fn, void *arg);
+	/* Stores experiment name (its id is new, *id): 0, 1 when name is taken (nothing stored), -1 on error. */
+	int (*experiment_put)(struct store *st, const char *name, const char *definition, int64_t created_ms,
+			      int64_t *id);
+	/* Deletes experiment id: 0, 1 when there is none, -1 on error. */
+	int (*experiment_delete)(struct store *st, int64_t id);
 
 	/* The rollup worker's writes, inside begin/commit. */
 	int (*begin)(struct store *st);
@@ -178,7 +192,11 @@ struct store {
 	int prefix##_exits_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_exit_fn fn,       \
 				void *arg);                                                                            \
 	int prefix##_label_hosts(struct store *base, const char *pair, int64_t from, int64_t to, store_name_fn fn,     \
-				 void *arg)
+				 void *arg);                                                                           \
+	int prefix##_experiments(struct store *base, int64_t id, store_experiment_fn fn, void *arg);                   \
+	int prefix##_experiment_put(struct store *base, const char *name, const char *definition, int64_t created_ms,  \
+				    int64_t *id);                                                                      \
+	int prefix##_experiment_delete(struct store *base, int64_t id)
 
 /* The hosts (machine ids) that sent at least one report starting in [from_ms, to_ms) carrying the
  * label key=value (issue 15), sorted; the caller frees each id and the array with free().

@@ -49,6 +49,13 @@
 #define STORE_SQL_EXPIRE_LABELS                                                                                        \
 	"DELETE FROM label_spans WHERE last_ms < $1 AND first_ms < (SELECT max(first_ms) FROM label_spans x "          \
 	"WHERE x.host_id = label_spans.host_id)"
+/* Issue 15: saved experiments (schema/sqlite/0014). A name taken inserts nothing and returns no row. */
+#define STORE_SQL_EXPERIMENTS_ALL "SELECT id, created_ms, name, definition FROM experiments ORDER BY id"
+#define STORE_SQL_EXPERIMENTS_ONE "SELECT id, created_ms, name, definition FROM experiments WHERE id = $1"
+#define STORE_SQL_EXPERIMENT_PUT                                                                                       \
+	"INSERT INTO experiments (name, definition, created_ms) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING "    \
+	"RETURNING id"
+#define STORE_SQL_EXPERIMENT_DELETE "DELETE FROM experiments WHERE id = $1"
 #define STORE_SQL_FLEET_DEL "DELETE FROM fleet_rollups WHERE level = $1 AND t = $2 AND dim = $3 AND key = $4"
 #define STORE_SQL_EXPIRE_FLEET "DELETE FROM fleet_rollups WHERE level = $1 AND t < $2"
 #define STORE_SQL_META_GET "SELECT value FROM server_meta WHERE key = $1"

@@ -57,6 +57,29 @@ export const fleetRunqlat = (params, signal) => getJson('/api/v1/fleet/runqlat',
 // own cost over a range (params: {from, to}; the server's default is the last hour).
 export const hostHealth = (id, params, signal) => getJson(`/api/v1/hosts/${enc(id)}/health`, params, signal);
 export const fleetHealth = (params, signal) => getJson('/api/v1/fleet/health', params, signal);
+// Issue 15: is arm A better than B? params: {a, b, metric, from, to,
+// a_from, a_to, b_from, b_to, cgroup, threshold} (schema/openapi.yaml).
+export const compare = (params, signal) => getJson('/api/v1/compare', params, signal);
+// Saved experiments: the list with each one's verdict computed now, and one
+// saved (POST, a token of scope admin). saveExperiment resolves {status, body}
+// for any HTTP answer, so the page can say why the server refused.
+export const experiments = (signal) => getJson('/api/v1/experiments', null, signal);
+export async function saveExperiment(definition, token) {
+  let res;
+  try {
+    res = await fetch('/api/v1/experiments', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(definition),
+    });
+  } catch {
+    throw new ApiError(0, 'the server cannot be reached');
+  }
+  const text = await res.text();
+  let body;
+  try { body = JSON.parse(text); } catch { body = { error: text }; }
+  return { status: res.status, body };
+}
 // params: {q, limit, offset}; answers {models, total, next_offset} (next_offset null on the last page).
 export const ssdModels = (params, signal) => getJson('/api/v1/ssd/models', params, signal);
 export const ssdModel = (id, fwrev, signal) => getJson(`/api/v1/ssd/models/${enc(id)}`, { fwrev }, signal);

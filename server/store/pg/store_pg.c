@@ -163,15 +163,20 @@ static const char *const sql[STORE_PG_COUNT] = {
 	    "SELECT DISTINCT h.machine_id COLLATE \"C\" AS m FROM label_spans l JOIN hosts h ON h.id = l.host_id "
 	    "WHERE l.last_ms >= $2::bigint AND l.first_ms < $3::bigint "
 	    "AND strpos(',' || l.labels || ',', $1::text) > 0 ORDER BY m",
+	/* Issue 15 (schema/postgresql/0014): saved experiments. */
+	[STORE_PG_EXPERIMENTS_ALL] = STORE_SQL_EXPERIMENTS_ALL,
+	[STORE_PG_EXPERIMENTS_ONE] = STORE_SQL_EXPERIMENTS_ONE,
+	[STORE_PG_EXPERIMENT_PUT] = STORE_SQL_EXPERIMENT_PUT,
+	[STORE_PG_EXPERIMENT_DELETE] = STORE_SQL_EXPERIMENT_DELETE,
 };
 
 static const char *const names[STORE_PG_COUNT] = {
-	"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",  "p9",  "p10", "p11", "p12",
-	"p13", "p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25",
-	"p26", "p27", "p28", "p29", "p30", "p31", "p32", "p33", "p34", "p35", "p36",
+	"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",  "p9",  "p10", "p11", "p12", "p13",
+	"p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25", "p26", "p27",
+	"p28", "p29", "p30", "p31", "p32", "p33", "p34", "p35", "p36", "p37", "p38", "p39", "p40",
 };
 
-_Static_assert(STORE_PG_COUNT == 37, "one name per statement");
+_Static_assert(STORE_PG_COUNT == 41, "one name per statement");
 
 const char *store_pg_name(enum store_pg_stmt which)
 {
@@ -644,6 +649,9 @@ static const struct store_ops store_pg_ops = {
 	.health_scan = store_pg_health_scan,
 	.exits_scan = store_pg_exits_scan,
 	.label_hosts = store_pg_label_hosts,
+	.experiments = store_pg_experiments,
+	.experiment_put = store_pg_experiment_put,
+	.experiment_delete = store_pg_experiment_delete,
 	.begin = store_pg_begin,
 	.commit = store_pg_commit,
 	.rollback = store_pg_rollback,

@@ -5,6 +5,7 @@
 #include "server/store/pg/store_pg.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "common/labels.h"
 
@@ -271,4 +272,68 @@ int store_pg_label_hosts(struct store *base, const char *pair, int64_t from, int
 		stop = fn(arg, pg_text(r, i, 0));
 	PQclear(r);
 	return stop;
+}
+
+int store_pg_experiments(struct store *base, int64_t id, store_experiment_fn fn, void *arg)
+{
+	struct pg_params p = { 0 };
+	PGresult *r;
+	int stop = 0;
+
+	if (id > 0)
+		pg_p_int(&p, id);
+	r = query(base, id > 0 ? STORE_PG_EXPERIMENTS_ONE : STORE_PG_EXPERIMENTS_ALL, &p);
+	if (!r)
+		return -1;
+	for (int i = 0; !stop && i < PQntuples(r); i++) {
+		struct store_experiment e = {
+			.id = pg_int(r, i, 0),
+			.created_ms = pg_int(r, i, 1),
+			.name = pg_text(r, i, 2),
+			.definition = pg_text(r, i, 3),
+		};
+		stop = fn(arg, &e);
+	}
+	PQclear(r);
+	return stop;
+}
+
+/* The experiment writes run on a reader's connection, one autocommit statement each. They are
+ * not retried on a dropped connection (a put that did commit would come back as a taken name). */
+int store_pg_experiment_put(struct store *base, const char *name, const char *definition, int64_t created_ms,
+			    int64_t *id)
+{
+	struct store_pg *s = (struct store_pg *)base;
+	struct pg_params p = { 0 };
+	PGresult *r;
+	int rc = 1;
+
+	pg_p_text(&p, name);
+	pg_p_text(&p, definition);
+	pg_p_int(&p, created_ms);
+	r = store_pg_ready(s) < 0 ? NULL : pg_run(s->c, store_pg_name(STORE_PG_EXPERIMENT_PUT), &p);
+	if (!r)
+		return -1;
+	if (PQntuples(r) == 1) {
+		*id = pg_int(r, 0, 0);
+		rc = 0;
+	}
+	PQclear(r);
+	return rc;
+}
+
+int store_pg_experiment_delete(struct store *base, int64_t id)
+{
+	struct store_pg *s = (struct store_pg *)base;
+	struct pg_params p = { 0 };
+	PGresult *r;
+	int n;
+
+	pg_p_int(&p, id);
+	r = store_pg_ready(s) < 0 ? NULL : pg_run(s->c, store_pg_name(STORE_PG_EXPERIMENT_DELETE), &p);
+	if (!r)
+		return -1;
+	n = atoi(PQcmdTuples(r));
+	PQclear(r);
+	return n > 0 ? 0 : 1;
 }

@@ -113,6 +113,11 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	[STORE_SQLITE_LABEL_HOSTS] =
 	    "SELECT DISTINCT h.machine_id FROM label_spans l JOIN hosts h ON h.id = l.host_id "
 	    "WHERE l.last_ms >= ?2 AND l.first_ms < ?3 AND instr(',' || l.labels || ',', ?1) > 0 ORDER BY h.machine_id",
+	/* Issue 15 (schema/sqlite/0014): saved experiments. */
+	[STORE_SQLITE_EXPERIMENTS_ALL] = STORE_SQL_EXPERIMENTS_ALL,
+	[STORE_SQLITE_EXPERIMENTS_ONE] = STORE_SQL_EXPERIMENTS_ONE,
+	[STORE_SQLITE_EXPERIMENT_PUT] = STORE_SQL_EXPERIMENT_PUT,
+	[STORE_SQLITE_EXPERIMENT_DELETE] = STORE_SQL_EXPERIMENT_DELETE,
 };
 
 sqlite3_stmt *store_sqlite_stmt(struct store_sqlite *s, enum store_sqlite_stmt which)
@@ -547,6 +552,9 @@ static const struct store_ops store_sqlite_ops = {
 	.health_scan = store_sqlite_health_scan,
 	.exits_scan = store_sqlite_exits_scan,
 	.label_hosts = store_sqlite_label_hosts,
+	.experiments = store_sqlite_experiments,
+	.experiment_put = store_sqlite_experiment_put,
+	.experiment_delete = store_sqlite_experiment_delete,
 	.begin = store_sqlite_begin,
 	.commit = store_sqlite_commit,
 	.rollback = store_sqlite_rollback,

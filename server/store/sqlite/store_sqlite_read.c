@@ -249,3 +249,61 @@ int store_sqlite_label_hosts(struct store *base, const char *pair, int64_t from,
 		stop = fn(arg, col_text(st, 0));
 	return finish(st, rc, stop);
 }
+
+int store_sqlite_experiments(struct store *base, int64_t id, store_experiment_fn fn, void *arg)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, id > 0 ? STORE_SQLITE_EXPERIMENTS_ONE : STORE_SQLITE_EXPERIMENTS_ALL);
+	int rc, stop = 0;
+
+	if (id > 0)
+		sqlite3_bind_int64(st, 1, id);
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_experiment e = {
+			.id = sqlite3_column_int64(st, 0),
+			.created_ms = sqlite3_column_int64(st, 1),
+			.name = col_text(st, 2),
+			.definition = col_text(st, 3),
+		};
+		stop = fn(arg, &e);
+	}
+	return finish(st, rc, stop);
+}
+
+/* The experiment writes run on a reader's handle: one autocommit statement each, rare, and
+ * the busy timeout waits out the ingest writer's transaction. */
+int store_sqlite_experiment_put(struct store *base, const char *name, const char *definition, int64_t created_ms,
+				int64_t *id)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_EXPERIMENT_PUT);
+	int rc, ret;
+
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, definition, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, created_ms);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		rc = sqlite3_step(st);
+		ret = rc == SQLITE_DONE ? 0 : -1;
+	} else {
+		ret = rc == SQLITE_DONE ? 1 : -1; /* no row: the name is taken */
+	}
+	sqlite3_reset(st);
+	return ret;
+}
+
+int store_sqlite_experiment_delete(struct store *base, int64_t id)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_EXPERIMENT_DELETE);
+	int rc;
+
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	return sqlite3_changes(s->db) > 0 ? 0 : 1;
+}

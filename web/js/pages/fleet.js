@@ -5,7 +5,8 @@
 // status per disk. Filter and sort live in the URL like the time range.
 // Above the table, the hosts whose sched_ext scheduler was ejected in the
 // range, and under it what the agents themselves cost (issue 17,
-// fleet_health.js).
+// fleet_health.js). Each scheduler (or kernel) of the split links to the
+// Experiments page with it as arm A (issue 15).
 import * as api from '../api.js';
 import * as fmt from '../format.js';
 import { h, fill, loading, empty, failure, section, chartBox } from '../dom.js';
@@ -143,6 +144,12 @@ export function mount(ctx) {
     }
   }
 
+  // each group of the split opens the Experiments page with it as arm A
+  const experimentLink = (key) => h('a', {
+    class: 'experiment-link', href: `/experiments?${new URLSearchParams({ a: `${groupBy === 'kernel' ? 'kernel' : 'sched'}=${key}` })}`,
+    'aria-label': `Compare ${key} with another ${groupBy === 'kernel' ? 'kernel' : 'scheduler'}`,
+  }, 'compare…');
+
   async function loadSplit(signal) {
     const r = ctx.range();
     try {
@@ -167,7 +174,7 @@ export function mount(ctx) {
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, groupBy === 'kernel' ? 'Kernel' : 'Scheduler'),
           h('th', { scope: 'col', class: 'num' }, 'Hosts'), h('th', { scope: 'col', class: 'num' }, 'p50'),
           h('th', { scope: 'col', class: 'num' }, 'p99'), h('th', { scope: 'col', class: 'num' }, 'p99.9'))),
-        h('tbody', {}, rows.map((x) => h('tr', {}, h('th', { scope: 'row' }, x.key), h('td', { class: 'num' }, fmt.count(x.hosts)),
+        h('tbody', {}, rows.map((x) => h('tr', {}, h('th', { scope: 'row' }, x.key, ' ', experimentLink(x.key)), h('td', { class: 'num' }, fmt.count(x.hosts)),
           h('td', { class: 'num' }, fmt.ns(x.p50)), h('td', { class: 'num' }, fmt.ns(x.p99)), h('td', { class: 'num' }, fmt.ns(x.p999))))));
       const panels = groups.map((g) => {
         const box = chartBox(`Runqueue latency for ${g.key}`, 220);
