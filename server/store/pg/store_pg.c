@@ -298,6 +298,20 @@ static int pipeline_end(struct store_pg *s)
 	return PQexitPipelineMode(s->c) == 1 ? 0 : -1;
 }
 
+/* Reads the result of one statement of a pipeline: 0 when its status is want, else -1; the result, or NULL, in
+ * *out (the caller clears it). */
+static int pipeline_result(struct store_pg *s, ExecStatusType want, PGresult **out)
+{
+	PGresult *res = PQgetResult(s->c), *rest;
+	int rc = PQresultStatus(res) == want ? 0 : -1;
+
+	/* Each statement's results end with a NULL. */
+	while ((rest = PQgetResult(s->c)))
+		PQclear(rest);
+	*out = res;
+	return rc;
+}
+
 /* Sends reports [from, to) as one pipeline and reads their results: STORED
  * for a returned row, DUPLICATE (provisionally) for none. 0, or -1 when any
  * statement failed (the transaction is then aborted). */
@@ -322,42 +336,47 @@ static int pipeline_chunk(struct store_pg *s, struct report *const *reps, size_t
 	if (PQpipelineSync(s->c) != 1)
 		rc = -1;
 	for (size_t i = from; i < to; i++) {
-		res = PQgetResult(s->c);
-		if (PQresultStatus(res) == PGRES_TUPLES_OK)
+		if (pipeline_result(s, PGRES_TUPLES_OK, &res) == 0)
 			results[i] = PQntuples(res) == 1 ? STORE_STORED : STORE_DUPLICATE;
 		else
 			rc = -1;
 		PQclear(res);
-		/* Each statement's results end with a NULL. */
-		while ((res = PQgetResult(s->c)))
-			PQclear(res);
 	}
 	return pipeline_end(s) < 0 ? -1 : rc;
 }
 
-/* Moves each stored report's host on to its agent incarnation and seq (STORE_PG_AGENT_TRACK), as one
- * pipeline; 0, or -1 when any statement failed. */
-static int track_chunk(struct store_pg *s, struct report *const *reps, size_t from, size_t to, const int *results,
-		       int64_t now_ms)
+/* For each stored report of [from, to), as one pipeline: moves its host on to its agent incarnation and seq
+ * (STORE_PG_AGENT_TRACK) and records its labels in the host's label spans (STORE_PG_LABEL_SPAN); 0, or -1 when
+ * any statement failed. */
+static int stored_chunk(struct store_pg *s, struct report *const *reps, size_t from, size_t to, const int *results,
+			int64_t now_ms)
 {
-	size_t sent = 0;
+	size_t sent = 0; /* statements, two per report */
 	PGresult *res;
 	int rc = 0;
 
 	if (PQenterPipelineMode(s->c) != 1)
 		return -1;
 	for (size_t i = from; i < to; i++) {
-		struct pg_params p = { 0 };
+		struct pg_params track = { 0 }, span = { 0 };
 
 		if (results[i] != STORE_STORED)
 			continue;
-		pg_p_text(&p, reps[i]->machine_id);
-		pg_p_text(&p, reps[i]->incarnation);
-		pg_p_int(&p, (int64_t)reps[i]->seq);
-		pg_p_int(&p, now_ms);
-		if (PQsendQueryPrepared(s->c, names[STORE_PG_AGENT_TRACK], p.n, p.v, p.len, p.fmt, 1) != 1) {
+		pg_p_text(&track, reps[i]->machine_id);
+		pg_p_text(&track, reps[i]->incarnation);
+		pg_p_int(&track, (int64_t)reps[i]->seq);
+		pg_p_int(&track, now_ms);
+		pg_p_text(&span, reps[i]->machine_id);
+		pg_p_int(&span, reps[i]->start_ms);
+		pg_p_text(&span, reps[i]->labels ? reps[i]->labels : "");
+		if (PQsendQueryPrepared(s->c, names[STORE_PG_AGENT_TRACK], track.n, track.v, track.len, track.fmt, 1) !=
+		    1) {
 			rc = -1;
-			to = i;
+			break;
+		}
+		sent++;
+		if (PQsendQueryPrepared(s->c, names[STORE_PG_LABEL_SPAN], span.n, span.v, span.len, span.fmt, 1) != 1) {
+			rc = -1;
 			break;
 		}
 		sent++;
@@ -368,51 +387,17 @@ static int track_chunk(struct store_pg *s, struct report *const *reps, size_t fr
 		if (results[i] != STORE_STORED)
 			continue;
 		sent--;
-		res = PQgetResult(s->c);
-		if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		if (pipeline_result(s, PGRES_TUPLES_OK, &res) < 0)
 			rc = -1;
 		else if (PQntuples(res) == 1)
 			store_agent_restart(reps[i], pg_text(res, 0, 0), pg_int(res, 0, 1));
 		PQclear(res);
-		while ((res = PQgetResult(s->c)))
+		if (sent > 0) {
+			sent--;
+			if (pipeline_result(s, PGRES_COMMAND_OK, &res) < 0)
+				rc = -1;
 			PQclear(res);
-	}
-	return pipeline_end(s) < 0 ? -1 : rc;
-}
-
-/* Records each stored report's labels in its host's label spans (STORE_PG_LABEL_SPAN), as one
- * pipeline; 0, or -1 when any statement failed. */
-static int labels_chunk(struct store_pg *s, struct report *const *reps, size_t from, size_t to, const int *results)
-{
-	size_t sent = 0;
-	PGresult *res;
-	int rc = 0;
-
-	if (PQenterPipelineMode(s->c) != 1)
-		return -1;
-	for (size_t i = from; i < to; i++) {
-		struct pg_params p = { 0 };
-
-		if (results[i] != STORE_STORED)
-			continue;
-		pg_p_text(&p, reps[i]->machine_id);
-		pg_p_int(&p, reps[i]->start_ms);
-		pg_p_text(&p, reps[i]->labels ? reps[i]->labels : "");
-		if (PQsendQueryPrepared(s->c, names[STORE_PG_LABEL_SPAN], p.n, p.v, p.len, p.fmt, 1) != 1) {
-			rc = -1;
-			break;
 		}
-		sent++;
-	}
-	if (PQpipelineSync(s->c) != 1)
-		rc = -1;
-	for (; sent > 0; sent--) {
-		res = PQgetResult(s->c);
-		if (PQresultStatus(res) != PGRES_COMMAND_OK)
-			rc = -1;
-		PQclear(res);
-		while ((res = PQgetResult(s->c)))
-			PQclear(res);
 	}
 	return pipeline_end(s) < 0 ? -1 : rc;
 }
@@ -442,8 +427,7 @@ static int store_pg_put_reports(struct store *base, struct report *const *reps, 
 		if (results[i] == STORE_DUPLICATE && settle(s, reps[i], now_ms, late_mark, &results[i]))
 			goto fail;
 	for (size_t i = 0; i < n; i += PIPELINE_CHUNK)
-		if (track_chunk(s, reps, i, i + PIPELINE_CHUNK < n ? i + PIPELINE_CHUNK : n, results, now_ms) ||
-		    labels_chunk(s, reps, i, i + PIPELINE_CHUNK < n ? i + PIPELINE_CHUNK : n, results))
+		if (stored_chunk(s, reps, i, i + PIPELINE_CHUNK < n ? i + PIPELINE_CHUNK : n, results, now_ms))
 			goto fail;
 	if (pg_exec(s->c, "COMMIT") < 0)
 		goto fail;
