@@ -17,11 +17,7 @@ set -euo pipefail
 
 . "$(dirname "$0")/vm-lib.sh"
 vm_test_start runqlat-l3 qemu-system-x86_64 busybox gcc python3
-build=$(cd "$bin/.." && pwd)
-if [ -f "$build/bpf/scx/skip-reason.txt" ]; then
-	echo "SKIP: the sched_ext schedulers were not built: $(cat "$build/bpf/scx/skip-reason.txt")"
-	exit 77
-fi
+vm_need_scx
 gcc -O2 -Wall -Wextra -Werror -o "$tmp/cpu0_busy" "$here/cpu0_busy.c"
 
 set +e

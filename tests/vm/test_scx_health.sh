@@ -11,25 +11,9 @@
 # test_scx_sched.sh). SCHEDIO_HEALTH_FIXTURE=PATH also copies the report there.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-build=${SCHEDIO_BUILD:-$here/../../build}
-for tool in qemu-system-x86_64 busybox gcc; do
-	if ! command -v $tool >/dev/null; then
-		echo "SKIP: $tool not installed (packages: qemu-system-x86 busybox-static gcc)"
-		exit 77
-	fi
-done
-if [ -f "$build/bpf/scx/skip-reason.txt" ]; then
-	echo "SKIP: the sched_ext schedulers were not built: $(cat "$build/bpf/scx/skip-reason.txt")"
-	exit 77
-fi
-if [ "${SCHEDIO_SANITIZE:-0}" = 1 ]; then
-	echo "SKIP: VM tests run the normal build's binaries"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/schedio-vm-health.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/vm-lib.sh"
+vm_test_start health qemu-system-x86_64 busybox gcc
+vm_need_scx
 gcc -O2 -Wall -Wextra -Werror -o "$tmp/pingpong" "$here/pingpong.c"
 set +e
 "$here/vm-run.sh" -s sid -b "$build/bin/schedio" -b "$build/bin/schedio-agent" -b "$tmp/pingpong" \

@@ -15,27 +15,9 @@
 # skipped the schedulers: bpf/scx/CMakeLists.txt says why).
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-build=${SCHEDIO_BUILD:-$here/../../build}
-for tool in qemu-system-x86_64 busybox gcc; do
-	if ! command -v $tool >/dev/null; then
-		echo "SKIP: $tool not installed (packages: qemu-system-x86 busybox-static gcc)"
-		exit 77
-	fi
-done
-if [ -f "$build/bpf/scx/skip-reason.txt" ]; then
-	echo "SKIP: the sched_ext schedulers were not built: $(cat "$build/bpf/scx/skip-reason.txt")"
-	exit 77
-fi
-if [ "${SCHEDIO_SANITIZE:-0}" = 1 ]; then
-	# The sanitizer runtime does not run in the busybox guest; the loader's
-	# code is the same in the normal build, which runs this test.
-	echo "SKIP: VM tests run the normal build's binaries"
-	exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/schedio-vm-scx.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/vm-lib.sh"
+vm_test_start scx qemu-system-x86_64 busybox gcc
+vm_need_scx
 gcc -O2 -Wall -Wextra -Werror -o "$tmp/pingpong" "$here/pingpong.c"
 timeout_ms=2000
 split_rounds=1000
