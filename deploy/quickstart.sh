@@ -31,7 +31,10 @@ stop() {
 }
 trap stop INT TERM EXIT
 
-"$build/bin/schedio-server" --listen "$listen" --db "$state/schedio.db" --open-ingest >"$state/server.out" &
+# Emptied first: the background job opens the file itself, maybe after the
+# loop below read the last run's "listening on" line.
+: >"$state/server.out"
+"$build/bin/schedio-server" --listen "$listen" --db "$state/schedio.db" --open-ingest >>"$state/server.out" &
 server_pid=$!
 url=""
 for _ in $(seq 1 100); do
