@@ -9,6 +9,7 @@ import socket
 import unittest
 import urllib.parse
 
+import contract
 from harness import Server, binary, is_pg, main, query, run
 from report_factory import body, now_ms, report
 
@@ -35,12 +36,8 @@ def oversized_status(s, length):
     with socket.create_connection((u.hostname, u.port), timeout=10) as sock:
         sock.sendall(b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                      b"Content-Length: %d\r\n\r\n" % length + b"{" * 65536)
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            data += chunk
+        data = contract.read_answer(sock)
+    contract.check_raw("POST", "/api/v1/reports", data)
     return int(data.split(b" ")[1])
 
 
