@@ -355,6 +355,12 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 			if (k == 0) {
 				if (get_str(ps, it, "path", hpath, true, REPORT_MAX_PATH, &kp))
 					goto out;
+				/* "this cgroup and those below it" (compare, the cgroup queries) matches by '/' */
+				if (kp[0] != '/') {
+					fail(ps, 400, "%spath must start with '/' (relative to the cgroup2 root)",
+					     hpath);
+					goto out;
+				}
 			} else {
 				if (get_int(ps, it, "cpu", hpath, true, 0, 1 << 20, &cpu, NULL))
 					goto out;

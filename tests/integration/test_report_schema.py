@@ -33,6 +33,8 @@ def load_schema():
 CROSS_FIELD = {
     "health_idle_over_total.json": ("idle_sibling_wait_ns (123457) is more than wait_ns",
                                     "Refused with 400 when idle_sibling_wait_ns > wait_ns"),
+    "interval_backwards.json": ("interval.end_ms is before interval.start_ms",
+                                "refused with 400 when end_ms < start_ms"),
 }
 
 

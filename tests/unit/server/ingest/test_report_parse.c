@@ -91,6 +91,9 @@ static void test_report_bad_input_names_the_problem(void **state)
 
 	expect("{\"schema\":", 400, "not valid JSON");
 	expect("[1,2]", 400, "JSON object");
+	expect(HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+		    "\"cgroups\":[{\"path\":\"a.slice\",\"count\":1,\"buckets\":[[40,1]]}]}}",
+	       400, "runqlat.cgroups[0].path must start with '/'");
 	expect("{\"seq\":1}", 400, "missing required field schema");
 	expect("{\"schema\":\"schedio.report.v1\",\"host\":{\"id\":\"a\",\"hostname\":\"b\"}}", 400,
 	       "missing required field seq");
