@@ -83,8 +83,7 @@ class Contract:
             self.resolver = jsonschema.RefResolver(self.base, self.doc, store=store)
         self.templates = []  # (segments, template), literal paths first
         for template in self.doc["paths"]:
-            segs = template.strip("/").split("/")
-            self.templates.append((segs, template))
+            self.templates.append((template[1:].split("/"), template))
         self.templates.sort(key=lambda t: sum(s.startswith("{") for s in t[0]))
 
     def deref(self, obj):
@@ -100,7 +99,7 @@ class Contract:
 
     def find(self, path):
         """The path template that serves a request path (no query), or None."""
-        segs = path.strip("/").split("/")
+        segs = path[1:].split("/")  # a trailing slash is one more (empty) segment, as the router sees it
         for tsegs, template in self.templates:
             if len(tsegs) != len(segs):
                 continue

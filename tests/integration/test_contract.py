@@ -30,7 +30,7 @@ class ContractRefuses(unittest.TestCase):
 
     def test_wrong_answers_are_refused(self):
         self.refused("GET", "/healthz", 200, J, b'{"status": 1}', "is not of type 'string'")
-        self.refused("GET", "/api/v1/hosts/h1", 200, J, b'{"cpus": "many"}', "cpus")
+        self.refused("GET", "/api/v1/hosts/h1", 200, J, b'{"cpus": "many"}', "'hostname' is a required property")
         self.refused("GET", "/api/v1/hosts", 200, J, b"not json", "not JSON")
         self.refused("GET", "/api/v1/compare", 200, J, b'{"verdict": "better"}', "required property")
         self.refused("GET", "/metrics", 200, J, b"{}", "Content-Type 'application/json'")
@@ -51,6 +51,7 @@ class ContractRefuses(unittest.TestCase):
                          "getHealthz")
         self.assertEqual(self.c.check("HEAD", "/api/v1/hosts", 200, J, b""), "listHosts")
         self.assertIsNone(self.c.check("GET", "/api/v1/nowhere", 404, J, b'{"error": "no such API path"}'))
+        self.assertIsNone(self.c.check("GET", "/api/v1/hosts/", 404, J, b'{"error": "no such API path"}'))
         self.assertIsNone(self.c.check("GET", "/index.html", 200, {"content-type": "text/html"}, b"<html>"))
 
 
