@@ -38,6 +38,7 @@ OPENAPI = os.path.join(SOURCE, "schema", "openapi.yaml")
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 violations = []
+checked = {}  # (operationId or "-", status) -> answers checked, for the summary harness.main() prints
 _lock = threading.Lock()
 _contract = None
 
@@ -221,11 +222,22 @@ def contract():
 def check(method, path, status, headers, body):
     """Checks one answer; records and raises a violation. Returns the operationId (None off the operations)."""
     try:
-        return contract().check(method, path, status, headers, body)
+        op = contract().check(method, path, status, headers, body)
     except ContractError as e:
         with _lock:
             violations.append(str(e))
         raise
+    if is_api_path(urllib.parse.urlsplit(path).path):
+        with _lock:
+            checked[(op or "-", status)] = checked.get((op or "-", status), 0) + 1
+    return op
+
+
+def summary():
+    """One line: how many answers were checked, over how many operations and statuses."""
+    ops = {op for op, _ in checked if op != "-"}
+    return (f"contract: {sum(checked.values())} answers checked against schema/openapi.yaml "
+            f"({len(ops)} operations, {len(checked)} operation/status pairs), {len(violations)} violations")
 
 
 def check_raw(method, path, raw):

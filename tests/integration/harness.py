@@ -252,6 +252,7 @@ def main():
     """Runs the calling module's unittest cases with verbose output; fails
     too when any answer broke the OpenAPI contract (even in a thread)."""
     prog = unittest.main(module="__main__", verbosity=2, exit=False)
+    print(contract.summary(), file=sys.stderr)
     if contract.violations:
         print(f"\n{len(contract.violations)} answer(s) not as schema/openapi.yaml documents them:", file=sys.stderr)
         for v in contract.violations:
