@@ -2,8 +2,9 @@
 # install-deps.sh - installs every Debian package that building schedio, its
 # quick start and its test suite need, on Debian 12, as root. Idempotent: when
 # everything is present it changes nothing and returns at once. npm packages
-# (Chart.js, chartjs-chart-matrix, playwright-core) are pinned in
-# web/package-lock.json and installed by the build itself with `npm ci`.
+# (Chart.js, chartjs-chart-matrix, playwright-core; @redocly/cli for the
+# schema lint) are pinned in web/package-lock.json and
+# tests/schema/package-lock.json and installed by the build with `npm ci`.
 set -euo pipefail
 
 packages=(
@@ -13,7 +14,7 @@ packages=(
 	libmicrohttpd-dev libsqlite3-dev libcjson-dev libcurl4-gnutls-dev zlib1g-dev
 	libinih-dev libcmocka-dev nettle-dev libgnutls28-dev libpq-dev
 	# tests and tools they drive
-	python3 python3-jsonschema curl jq sqlite3 faketime procps iproute2 stress-ng openssl
+	python3 python3-jsonschema python3-yaml curl jq sqlite3 faketime procps iproute2 stress-ng openssl
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap e2fsprogs
 	chromium fonts-dejavu-core
 	postgresql

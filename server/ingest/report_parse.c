@@ -355,6 +355,12 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 			if (k == 0) {
 				if (get_str(ps, it, "path", hpath, true, REPORT_MAX_PATH, &kp))
 					goto out;
+				/* "this cgroup and those below it" (compare, the cgroup queries) matches by '/' */
+				if (kp[0] != '/') {
+					fail(ps, 400, "%spath must start with '/' (relative to the cgroup2 root)",
+					     hpath);
+					goto out;
+				}
 			} else {
 				if (get_int(ps, it, "cpu", hpath, true, 0, 1 << 20, &cpu, NULL))
 					goto out;
@@ -1005,6 +1011,82 @@ const char *report_sched_group(const char *state, const char *ops, const char *k
 	return fair_class_name(kernel);
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The name obj's members share, or NULL. Small objects are compared
+ * pairwise; large ones sorted, so no body makes this quadratic. *oom is set
+ * when the sort's array cannot be had. */
+static const char *duplicate_name(const cJSON *obj, bool *oom)
+{
+	const cJSON *a, *b;
+	const char **names, *dup = NULL;
+	int n = cJSON_GetArraySize(obj), i = 0;
+
+	if (n <= 16) {
+		for (a = obj->child; a; a = a->next)
+			for (b = a->next; b; b = b->next)
+				if (strcmp(a->string, b->string) == 0)
+					return a->string;
+		return NULL;
+	}
+	names = malloc((size_t)n * sizeof(*names));
+	if (!names) {
+		*oom = true;
+		return NULL;
+	}
+	for (a = obj->child; a && i < n; a = a->next)
+		names[i++] = a->string;
+	qsort(names, (size_t)i, sizeof(*names), name_cmp);
+	for (int k = 1; k < i && !dup; k++)
+		if (strcmp(names[k - 1], names[k]) == 0)
+			dup = names[k];
+	free(names);
+	return dup;
+}
+
+/* Refuses a document in which any object names a member twice, wherever it
+ * is (known fields or not). RFC 8259 leaves such an object's meaning to the
+ * reader: cJSON finds the first, most JSON Schema validators keep the last,
+ * so the report the server stored could differ from the one a validator
+ * passed (I-JSON, RFC 7493, forbids it for that reason). path is the
+ * member's place, as in the other messages; depth is bounded by the parser. */
+static int check_unique_names(struct parse *ps, const cJSON *node, const char *path)
+{
+	const cJSON *it;
+	char sub[192];
+	bool oom = false;
+	int i = 0;
+
+	if (cJSON_IsObject(node)) {
+		const char *dup = duplicate_name(node, &oom);
+
+		if (oom)
+			return fail(ps, 500, "out of memory");
+		if (dup)
+			return fail(ps, 400, "%s%s is given twice (each name once in an object)", path, dup);
+	} else if (!cJSON_IsArray(node)) {
+		return 0;
+	}
+	cJSON_ArrayForEach(it, node)
+	{
+		if (!cJSON_IsObject(it) && !cJSON_IsArray(it)) {
+			i++;
+			continue;
+		}
+		if (cJSON_IsObject(node))
+			snprintf(sub, sizeof(sub), "%s%s.", path, it->string);
+		else
+			snprintf(sub, sizeof(sub), "%.*s[%d].", (int)(*path ? strlen(path) - 1 : 0), path, i);
+		if (check_unique_names(ps, it, sub))
+			return -1;
+		i++;
+	}
+	return 0;
+}
+
 int report_parse(const char *body, size_t len, struct report *rep, char *err, size_t errlen)
 {
 	struct parse ps = { .err = err, .errlen = errlen };
@@ -1100,6 +1182,8 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 		}
 		rep->has_iocost = true;
 	}
+	/* Last, so the sections' own checks (labels, events "given twice") name what they know. */
+	check_unique_names(&ps, rep->doc, "");
 out:
 	if (!ps.status && own_strings(rep))
 		fail(&ps, 500, "out of memory");

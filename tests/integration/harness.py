@@ -2,7 +2,9 @@
 schedio-server on an ephemeral loopback port with a real SQLite file (or,
 with SCHEDIO_TEST_DB_BACKEND=postgresql, a fresh database of the throwaway
 PostgreSQL that tests/pg/pg-start.sh started; SCHEDIO_TEST_PG_STATE names its
-state file), and a real HTTP client (http.client). Python's standard library
+state file), and a real HTTP client (http.client). Every answer request()
+receives is checked against schema/openapi.yaml (contract.py, with Debian's
+python3-jsonschema and python3-yaml); otherwise Python's standard library
 only."""
 import http.client
 import json
@@ -19,6 +21,8 @@ import tempfile
 import time
 import unittest
 import urllib.parse
+
+import contract
 
 BIN = os.environ.get("SCHEDIO_BIN") or os.path.join(os.path.dirname(__file__), "..", "..", "build", "bin")
 SOURCE = os.environ.get("SCHEDIO_SOURCE") or os.path.join(os.path.dirname(__file__), "..", "..")
@@ -143,9 +147,11 @@ def request(base, method, path, body=None, headers=None, timeout=30, ca_file=Non
         conn.request(method, path, body=body, headers=headers or {})
         r = conn.getresponse()
         data = r.read()
-        return Response(r.status, {k.lower(): v for k, v in r.getheaders()}, data)
+        resp = Response(r.status, {k.lower(): v for k, v in r.getheaders()}, data)
     finally:
         conn.close()
+    contract.check(method, path, resp.status, resp.headers, resp.body)  # an undocumented answer fails the test
+    return resp
 
 
 class Server:
@@ -243,5 +249,12 @@ class Server:
 
 
 def main():
-    """Runs the calling module's unittest cases with verbose output."""
-    unittest.main(module="__main__", verbosity=2)
+    """Runs the calling module's unittest cases with verbose output; fails
+    too when any answer broke the OpenAPI contract (even in a thread)."""
+    prog = unittest.main(module="__main__", verbosity=2, exit=False)
+    print(contract.summary(), file=sys.stderr)
+    if contract.violations:
+        print(f"\n{len(contract.violations)} answer(s) not as schema/openapi.yaml documents them:", file=sys.stderr)
+        for v in contract.violations:
+            print("  " + v, file=sys.stderr)
+    sys.exit(0 if prog.result.wasSuccessful() and not contract.violations else 1)

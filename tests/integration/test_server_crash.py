@@ -10,6 +10,7 @@ import threading
 import time
 import unittest
 
+import contract
 from harness import Server, is_pg, main, query, request
 from report_factory import body, now_ms, report
 
@@ -98,7 +99,9 @@ class Crash(unittest.TestCase):
                                              body(report(host, s_, start_ms=t0 + s_ * 10, cgroups=3, io_cgroups=2)),
                                              GZ)
                             r = conn.getresponse()
-                            r.read()
+                            contract.check("GET" if n % 2 else "POST", "/api/v1/fleet/runqlat" if n % 2 else
+                                           "/api/v1/reports", r.status, {k.lower(): v for k, v in r.getheaders()},
+                                           r.read())
                             statuses.add(r.status)
                             if r.status == 200 and n % 2 == 0:
                                 acked[host].add(s_)

@@ -21,6 +21,7 @@ import statistics
 import unittest
 import urllib.parse
 
+import contract
 import test_server_compare as tc
 from harness import Server, main, query, wait_for
 from report_factory import now_ms
@@ -293,12 +294,8 @@ class Experiments(unittest.TestCase):
             sock.sendall(b"POST /api/v1/experiments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                          b"Authorization: Bearer " + self.admin.encode() +
                          b"\r\nContent-Length: %d\r\n\r\n{\"name\": \"" % length)
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = sock.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
+            data = contract.read_answer(sock)
+        contract.check_raw("POST", "/api/v1/experiments", data)
         return int(data.split(b" ")[1])
 
     def test_odd_but_valid_names_come_back_byte_for_byte(self):

@@ -9,6 +9,7 @@ import socket
 import unittest
 import urllib.parse
 
+import contract
 from harness import Server, binary, is_pg, main, query, run
 from report_factory import body, now_ms, report
 
@@ -35,12 +36,8 @@ def oversized_status(s, length):
     with socket.create_connection((u.hostname, u.port), timeout=10) as sock:
         sock.sendall(b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                      b"Content-Length: %d\r\n\r\n" % length + b"{" * 65536)
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            data += chunk
+        data = contract.read_answer(sock)
+    contract.check_raw("POST", "/api/v1/reports", data)
     return int(data.split(b" ")[1])
 
 
@@ -146,7 +143,7 @@ class Ingest(unittest.TestCase):
         long_path = "/" + "a" * 4095
         with Server("--open-ingest") as s:
             rep = report(evil_id, 1, hostname=evil, cgroups=3)
-            rep["runqlat"]["cgroups"][1]["path"] = evil
+            rep["runqlat"]["cgroups"][1]["path"] = "/" + evil  # a runqlat cgroup path starts with '/' (schema)
             rep["runqlat"]["cgroups"][2]["path"] = long_path
             rep["iocost"]["cgroups"][0]["path"] = evil
             r = post(s, rep)
@@ -154,11 +151,11 @@ class Ingest(unittest.TestCase):
             hid = urllib.parse.quote(evil_id, safe="")
             h = s.get_json(f"/api/v1/hosts/{hid}")
             self.assertEqual(h["hostname"], evil)
-            self.assertIn(evil, h["cgroups"])
+            self.assertIn("/" + evil, h["cgroups"])
             self.assertIn(long_path, h["cgroups"])
             listed = s.get_json("/api/v1/hosts?q=" + urllib.parse.quote("DROP TABLE"))["hosts"]
             self.assertEqual([x["id"] for x in listed], [evil_id])
-            series = s.get_json(f"/api/v1/hosts/{hid}/runqlat?cgroup=" + urllib.parse.quote(evil, safe=""))
+            series = s.get_json(f"/api/v1/hosts/{hid}/runqlat?cgroup=" + urllib.parse.quote("/" + evil, safe=""))
             self.assertEqual(len(series["series"]), 1)
             io = s.get_json(f"/api/v1/hosts/{hid}/iocost")
             self.assertIn(evil, [c["path"] for d in io["disks"] for c in d["cgroups"]])

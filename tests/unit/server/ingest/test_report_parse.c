@@ -28,7 +28,7 @@ static void test_report_valid_decodes_to_what_was_sent(void **state)
 				"\"cgroups\":[{\"path\":\"/a\",\"count\":6,\"buckets\":[[40,1],[10,2],[40,3]]}]},"
 				"\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"rusty\"},"
 				"\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"model\":\"SSD X\",\"enabled\":true,"
-				"\"model\":{\"ctrl\":\"user\"},\"vrate_pct\":99.5}],"
+				"\"cost_model\":{\"ctrl\":\"user\"},\"vrate_pct\":99.5}],"
 				"\"cgroups\":[{\"path\":\"/a\",\"dev\":\"8:0\",\"weight\":100,\"usage_pct\":12.25}]},"
 				"\"unknown_field\":{\"ignored\":true}}";
 	struct report rep;
@@ -91,6 +91,9 @@ static void test_report_bad_input_names_the_problem(void **state)
 
 	expect("{\"schema\":", 400, "not valid JSON");
 	expect("[1,2]", 400, "JSON object");
+	expect(HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+		    "\"cgroups\":[{\"path\":\"a.slice\",\"count\":1,\"buckets\":[[40,1]]}]}}",
+	       400, "runqlat.cgroups[0].path must start with '/'");
 	expect("{\"seq\":1}", 400, "missing required field schema");
 	expect("{\"schema\":\"schedio.report.v1\",\"host\":{\"id\":\"a\",\"hostname\":\"b\"}}", 400,
 	       "missing required field seq");
@@ -154,6 +157,39 @@ static void test_report_delivery_dropped(void **state)
 
 /* agent.incarnation is kept as sent; absent (or null) is ""; anything but 32 lowercase hex digits is
  * refused, since it decides with host and seq whether a report is a duplicate. */
+/* An object that names a member twice is refused wherever it is, known field
+ * or not, with its place: a validator keeping the last and this server the
+ * first would read two different reports. */
+static void test_report_duplicate_names_refused(void **state)
+{
+	char big[4096], *p = big;
+	int i;
+
+	(void)state;
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":3,\"seq\":4,\"host\":{\"id\":\"m1\",\"hostname\":\"h1\"},"
+	       "\"interval\":{\"start_ms\":1000,\"end_ms\":11000}}",
+	       400, "seq is given twice");
+	expect(HEAD ",\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"model\":\"SSD X\",\"model\":{\"ctrl\":\"user\"}}]}}",
+	       400, "iocost.disks[0].model is given twice");
+	expect(HEAD ",\"x\":[{},[{\"y\":1,\"y\":1}]]}", 400, "x[1][0].y is given twice");
+	/* sections that check their own names keep their messages */
+	expect(HEAD ",\"sched_ext\":{\"events\":{\"a\":1,\"a\":2}}}", 400, "sched_ext.events.a is given twice");
+	/* a large object is sorted, not compared pairwise: the duplicate is found at either end */
+	p += snprintf(p, sizeof(big), "%s,\"x\":{", HEAD);
+	for (i = 0; i < 200; i++)
+		p += snprintf(p, sizeof(big) - (size_t)(p - big), "\"k%d\":%d,", i, i);
+	snprintf(p, sizeof(big) - (size_t)(p - big), "\"k0\":0}}");
+	expect(big, 400, "x.k0 is given twice");
+	snprintf(p, sizeof(big) - (size_t)(p - big), "\"k200\":0}}");
+	{
+		struct report rep;
+		char err[512];
+
+		assert_int_equal(parse(big, &rep, err), 0);
+		report_free(&rep);
+	}
+}
+
 static void test_report_agent_incarnation(void **state)
 {
 	struct report rep;
@@ -285,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_report_takes_utf8_names),
 		cmocka_unit_test(test_report_bad_input_names_the_problem),
 		cmocka_unit_test(test_report_delivery_dropped),
+		cmocka_unit_test(test_report_duplicate_names_refused),
 		cmocka_unit_test(test_report_agent_incarnation),
 		cmocka_unit_test(test_report_by_scheduler_splits_the_host),
 		cmocka_unit_test(test_report_by_scheduler_bad_input),
