@@ -4,18 +4,24 @@
 // failed request and no response over 1 MiB, every chart draws (a chart with
 // data and painted pixels), the time range and filters live in the URL, the
 // pages work from the keyboard, and each page is screenshotted in light and
-// dark (build/web-screenshots/).
+// dark (build/web-screenshots/). With SCHEDIO_WEB_READ_TOKEN=1 (ctest
+// web/test_dashboard_pages_read_token) the server needs a read token
+// (--require-read-token): the dashboard must ask for it once (a cancelled
+// prompt leaves an error naming the token, an ingest token is refused with
+// the server's reason) and every check below then passes as before.
 import fs from 'node:fs';
 import { filledServer, requireData } from './fixture.mjs';
 import { launch, watch, open, charts, states, screenshot, checker, MAX_RESPONSE } from './browser.mjs';
 
 requireData();
 const t = checker();
-const srv = await filledServer({ fleet: 60 });
+const READ_TOKEN = process.env.SCHEDIO_WEB_READ_TOKEN === '1';
+const srv = await filledServer({ fleet: 60, readToken: READ_TOKEN });
 const browser = await launch().catch(async (err) => { await srv.stop(); throw err; });
 try {
   const page = await browser.ctx.newPage();
   const w = watch(page);
+  if (READ_TOKEN) await enterToken(page);
   const agentHost = fs.readFileSync('/etc/machine-id', 'utf8').trim();
   const models = [...new Set(srv.results.map((r) => String(r.model || '').trim().replace(/\s+/g, '_')))];
 
@@ -156,6 +162,31 @@ try {
   await srv.stop();
 }
 t.done();
+
+// The first read is refused: the dashboard asks for a token in a dialog.
+async function enterToken(page) {
+  const dialog = page.locator('dialog.token-dialog[open]');
+  await page.goto(`${srv.url}/?range=1h`, { waitUntil: 'domcontentloaded' });
+  await dialog.waitFor({ timeout: 30000 });
+  t.ok((await dialog.count()) === 1, 'read token: one dialog asks for it, however many reads were refused');
+  t.ok(await page.evaluate(() => document.activeElement && document.activeElement.id === 'read-token'), 'read token: the dialog has the focus');
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  const err = await page.locator('.state-error').first().textContent();
+  t.ok(/token/.test(err) && /401/.test(err), `read token: cancelled, the page says the server wants one (${err})`);
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await dialog.waitFor({ timeout: 30000 });
+  await page.fill('#read-token', srv.ingestToken);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => /scope is ingest/.test(document.querySelector('dialog.token-dialog[open]')?.textContent || ''), null, { timeout: 30000 });
+  t.ok(true, 'read token: an ingest token is refused and the dialog gives the server\'s reason');
+  await page.fill('#read-token', srv.readToken);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready', null, { timeout: 30000 });
+  t.ok((await page.locator('dialog.token-dialog').count()) === 0 && (await page.locator('.state-error').count()) === 0, 'read token: with a read token the fleet page loads');
+  const kept = await page.evaluate(() => sessionStorage.getItem('schedio.readToken'));
+  t.ok(kept === srv.readToken, 'read token: kept for the session');
+}
 
 async function loadCurves(page) {
   const button = page.locator('#load-curves');
