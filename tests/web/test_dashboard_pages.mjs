@@ -200,4 +200,11 @@ async function loadCurves(page) {
   t.ok(after >= before + 2, `the MOF/aMOF and latency curves are drawn from the result file (${before} -> ${after} charts)`);
   const links = await page.locator('a[href*="/api/v1/ssd/results/"][download]').count();
   t.ok(links > 0, `the submissions are listed with download links (${links})`);
+  if (READ_TOKEN && links > 0) {
+    // a plain link cannot send the token: the dashboard fetches the file with it
+    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30000 }), page.locator('a[href*="/api/v1/ssd/results/"][download]').first().click()]);
+    const file = await dl.path();
+    const bytes = file ? fs.statSync(file).size : 0;
+    t.ok(bytes > 0 && !(await dl.failure()), `read token: a result file downloads with the token (${dl.suggestedFilename()}, ${bytes} bytes)`);
+  }
 }

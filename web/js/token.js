@@ -50,3 +50,16 @@ export async function renew(sent, why) {
   }
   return current() !== '' && current() !== sent;
 }
+
+// A download link under /api/ cannot send the token itself: the file is
+// fetched with it and saved from memory under the link's own file name.
+export async function download(a) {
+  const res = await fetch(a.href, { headers: { Authorization: `Bearer ${current()}` } });
+  if (!res.ok) throw new Error(`download refused (HTTP ${res.status})`);
+  const blob = URL.createObjectURL(await res.blob());
+  const save = h('a', { href: blob, download: a.getAttribute('download') || new URL(a.href).pathname.split('/').pop(), hidden: true });
+  document.body.append(save);
+  save.click();
+  save.remove();
+  setTimeout(() => URL.revokeObjectURL(blob), 60000);
+}
