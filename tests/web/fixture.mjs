@@ -180,9 +180,10 @@ export async function filledServer({ fleet = 1000, historySpan = 86400e3, histor
   try {
     const t0 = Date.now();
     runAgent(srv.url);
-    const hosts = await postFleet(srv.url, fleet, { cgroups: 20 });
     const history = await postHistory(srv.url, 1, historySpan, historyInterval, { cgroups: 20 });
     const results = await postResults(srv.url, srv.token);
+    // last: which fleet hosts are stale (no report for 60 s) is set from the time they are posted
+    const hosts = await postFleet(srv.url, fleet, { cgroups: 20 });
     console.log(`# fixture: agent report, ${fleet} hosts x 2 reports, ${Math.floor(historySpan / historyInterval)} reports over ${historySpan / 3600e3} h for ${history.id}, ${results.length} SSD results in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return { ...srv, hosts, history, results };
   } catch (err) {

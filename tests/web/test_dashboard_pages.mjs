@@ -25,6 +25,21 @@ try {
   const agentHost = fs.readFileSync('/etc/machine-id', 'utf8').trim();
   const models = [...new Set(srv.results.map((r) => String(r.model || '').trim().replace(/\s+/g, '_')))];
 
+  // stale hosts are marked in the fleet table (checked first: staleness moves with the clock)
+  await open(page, `${srv.url}/?range=1h&sort=seen&dir=asc`);
+  const staleRows = await page.locator('table.data tr.stale').count();
+  t.ok(staleRows > 0 && (await page.locator('table.data tr.stale .badge', { hasText: 'stale' }).count()) === staleRows, `stale hosts are marked (${staleRows} rows)`);
+
+  // an agent restart (new incarnation, seq back to 1: fixture host 0) shows as one, not as a stale host
+  const restarted = srv.hosts[0];
+  await open(page, `${srv.url}/?range=1h&q=${encodeURIComponent(restarted.hostname)}`);
+  const restartRow = page.locator('table.data tbody tr', { hasText: restarted.hostname });
+  t.ok((await restartRow.locator('.badge.restart', { hasText: /agent restarted .* ago/ }).count()) === 1 &&
+    (await restartRow.locator('.badge', { hasText: 'stale' }).count()) === 0, 'an agent restart is marked as a restart, not as stale');
+  t.ok((await page.locator('table.data .badge.restart').count()) === 1, 'only the restarted host is marked');
+  await open(page, `${srv.url}/host?id=${restarted.id}&range=1h`);
+  t.ok((await page.locator('dl.facts .badge.restart', { hasText: /restarted .* ago/ }).count()) === 1, 'the host page shows the agent restart');
+
   const pages = [
     { name: 'fleet', url: '/?range=1h', minCharts: 2 },
     { name: 'fleet-by-kernel', url: '/?range=1h&group_by=kernel', minCharts: 2 },
@@ -64,21 +79,6 @@ try {
     t.ok(big.length === 0, `${p.name}: no response over 1 MiB ${JSON.stringify(big)}`);
     console.log(`# ${p.name}: ready in ${Math.round(ms)} ms, ${cs.length} charts, ${w.sizes.length} responses, largest ${Math.max(0, ...w.sizes.map((s) => s.bytes))} bytes`);
   }
-
-  // stale hosts are marked in the fleet table
-  await open(page, `${srv.url}/?range=1h&sort=seen&dir=asc`);
-  const staleRows = await page.locator('table.data tr.stale').count();
-  t.ok(staleRows > 0 && (await page.locator('table.data tr.stale .badge', { hasText: 'stale' }).count()) === staleRows, `stale hosts are marked (${staleRows} rows)`);
-
-  // an agent restart (new incarnation, seq back to 1: fixture host 0) shows as one, not as a stale host
-  const restarted = srv.hosts[0];
-  await open(page, `${srv.url}/?range=1h&q=${encodeURIComponent(restarted.hostname)}`);
-  const restartRow = page.locator('table.data tbody tr', { hasText: restarted.hostname });
-  t.ok((await restartRow.locator('.badge.restart', { hasText: /agent restarted .* ago/ }).count()) === 1 &&
-    (await restartRow.locator('.badge', { hasText: 'stale' }).count()) === 0, 'an agent restart is marked as a restart, not as stale');
-  t.ok((await page.locator('table.data .badge.restart').count()) === 1, 'only the restarted host is marked');
-  await open(page, `${srv.url}/host?id=${restarted.id}&range=1h`);
-  t.ok((await page.locator('dl.facts .badge.restart', { hasText: /restarted .* ago/ }).count()) === 1, 'the host page shows the agent restart');
 
   // the time range picker writes the URL and the page follows it
   await page.emulateMedia({ colorScheme: 'light' });
