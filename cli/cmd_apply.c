@@ -129,7 +129,7 @@ int cmd_apply(int argc, char **argv)
 			cgroot = optarg;
 			break;
 		case 'h':
-			printf("Usage: schedio apply [--dry-run] [--server URL] [--solution S]\n"
+			printf("Usage: schedio apply [--dry-run] [--server URL] [--token TOKEN] [--solution S]\n"
 			       "                     [--sysfs-root DIR] [--cgroup-root DIR]\n\n"
 			       "Writes the recommended io.cost.model and io.cost.qos for every disk of this host\n"
 			       "the SSD database knows, in the cgroup2 root (from /proc/self/mounts unless\n"

@@ -65,7 +65,7 @@ static void usage(void)
 {
 	printf("Usage: schedio compare --a SEL --b SEL [--metric p99] [--range 2h | --from MS --to MS]\n"
 	       "                       [--a-from MS] [--a-to MS] [--b-from MS] [--b-to MS] [--cgroup PATH]\n"
-	       "                       [--threshold 0.05] [--json] [--server URL]\n"
+	       "                       [--threshold 0.05] [--json] [--server URL] [--token TOKEN]\n"
 	       "\n"
 	       "Compares the runqueue latency of two sets of hosts (arms A and B), host by host, and says\n"
 	       "whether A is better (lower), worse or no different than B, with a 95%% interval.\n"
@@ -80,6 +80,7 @@ static void usage(void)
 	       "  --cgroup PATH    that cgroup and those below it instead of the whole host\n"
 	       "  --threshold T    the band around 1 that counts as no difference (default 0.05)\n"
 	       "  --json           print the server's answer as JSON\n"
+	       "  --token TOKEN    a token of scope read, for a server that needs one (or $SCHEDIO_TOKEN)\n"
 	       "Exit status: 0 better or no_difference, 1 worse, 2 inconclusive, 3 no answer from the\n"
 	       "server (it refused the query or could not be reached), 4 bad usage.\n");
 }
@@ -142,6 +143,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a, struct ssd_
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "server", required_argument, NULL, SSD_OPT_SERVER },
+		{ "token", required_argument, NULL, SSD_OPT_TOKEN },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -360,7 +362,7 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, PROG ": out of memory\n");
 		goto out;
 	}
-	if (http_client_request(c.server, "GET", path, NULL, NULL, 0, NULL, &res) < 0 || res.status != 200) {
+	if (http_client_request(c.server, "GET", path, c.token, NULL, 0, NULL, &res) < 0 || res.status != 200) {
 		fprintf(stderr, PROG ": %s\n", ssd_client_error(&res, msg, sizeof(msg)));
 		goto out;
 	}

@@ -34,7 +34,8 @@ int cmd_config(int argc, char **argv)
 			dev = optarg;
 		} else if (opt == 'h') {
 			printf(
-			    "Usage: schedio config [--server URL] [--solution S] [--dev MAJ:MIN] MODEL\n\n"
+			    "Usage: schedio config [--server URL] [--token TOKEN] [--solution S] [--dev MAJ:MIN] "
+			    "MODEL\n\n"
 			    "Prints the recommended io.cost.model and io.cost.qos lines for MODEL (name or id).\n"
 			    "Without --dev the lines start with MAJ:MIN to replace. Missing solutions fall back\n"
 			    "to isolated-bandwidth, isolation, bandwidth, naive; the one used is named on stderr.\n");

@@ -81,7 +81,7 @@ int cmd_models(int argc, char **argv)
 		if (ssd_client_option(&c, opt, optarg))
 			continue;
 		if (opt == 'h') {
-			printf("Usage: schedio models [--server URL] [--limit N] [QUERY]\n\n"
+			printf("Usage: schedio models [--server URL] [--token TOKEN] [--limit N] [QUERY]\n\n"
 			       "Lists the SSD models in the database whose name, id or firmware contains QUERY\n"
 			       "(all without it), in id order: id, submissions, firmware revisions, solutions.\n"
 			       "  --limit N   print at most N models (default: all of them, fetched page by page)\n");

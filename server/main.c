@@ -51,6 +51,9 @@ static void usage(void)
 	       "  --web-dir DIR         dashboard files (default: share/schedio/web next to the binary)\n"
 	       "  --open-ingest         accept agent reports without a token (loopback listeners only)\n"
 	       "  --open-submissions    accept SSD results without a token\n"
+	       "  --require-read-token  every API read and /metrics need a token of scope read or admin\n"
+	       "                        (the default on any address but loopback; /healthz stays open)\n"
+	       "  --open-reads          answer reads without a token, even off loopback (logs a warning)\n"
 	       "  --max-body BYTES      request body limit as sent (default 4 MiB)\n"
 	       "  --max-inflated BYTES  body limit after gzip decompression (default 32 MiB)\n"
 	       "  --threads N           HTTP worker threads (default: number of cores)\n"
@@ -139,7 +142,9 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		O_RET_MIN,
 		O_RET_HOUR,
 		O_TLS_CERT,
-		O_TLS_KEY
+		O_TLS_KEY,
+		O_READ_TOKEN,
+		O_OPEN_READS
 	};
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -157,6 +162,8 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		{ "retain-hour", required_argument, NULL, O_RET_HOUR },
 		{ "tls-cert", required_argument, NULL, O_TLS_CERT },
 		{ "tls-key", required_argument, NULL, O_TLS_KEY },
+		{ "require-read-token", no_argument, NULL, O_READ_TOKEN },
+		{ "open-reads", no_argument, NULL, O_OPEN_READS },
 		CLI_OPTS_COMMON,
 	};
 	uint64_t v;
@@ -219,6 +226,12 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 			break;
 		case O_TLS_KEY:
 			o->tls_key = optarg;
+			break;
+		case O_READ_TOKEN:
+		case O_OPEN_READS:
+			if (o->read_token == (c == O_READ_TOKEN ? 0 : 1))
+				cli_usage_error(prog, "--require-read-token and --open-reads contradict each other");
+			o->read_token = c == O_READ_TOKEN;
 			break;
 		default:
 			cli_opts_common(prog, c, argc, argv, usage);
@@ -316,6 +329,7 @@ static int serve(int argc, char **argv)
 			.max_inflated = 32u << 20,
 			.max_connections = 4096,
 			.conn_timeout_s = 30,
+			.read_token = -1,
 			.retain_ms = { rollup_default_retain_ms[0], rollup_default_retain_ms[1],
 				       rollup_default_retain_ms[2] },
 		},
@@ -344,6 +358,13 @@ static int serve(int argc, char **argv)
 		log_error("--open-ingest is allowed only on a loopback address, not %s", srv.opt.listen);
 		goto out;
 	}
+	srv.require_read = srv.opt.read_token == 1 || (srv.opt.read_token < 0 && !loopback);
+	if (srv.opt.read_token == 0 && !loopback)
+		log_warn("--open-reads: anyone who can reach %s reads every host, cgroup, disk and kernel it knows",
+			 srv.opt.listen);
+	else if (srv.require_read)
+		log_info("reads need a token of scope read or admin%s",
+			 srv.opt.read_token < 0 ? " (not a loopback address; --open-reads opens them)" : "");
 	if (open_database(&srv, err, sizeof(err)) < 0) {
 		log_error("%s", err);
 		goto out;

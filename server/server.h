@@ -30,6 +30,7 @@ struct server_options {
 	int64_t retain_ms[3];     /* retention of raw, 1-minute and 1-hour data */
 	const char *tls_cert;     /* PEM certificate (chain) file: serve HTTPS; NULL: plain HTTP */
 	const char *tls_key;      /* PEM private key file for tls_cert */
+	int read_token; /* reads need a read token: 1 --require-read-token, 0 --open-reads, -1 unless loopback */
 };
 
 struct ingest;
@@ -46,6 +47,7 @@ struct server {
 	atomic_bool draining;              /* shutting down: new requests get 503 (http_drain) */
 	atomic_int in_handler;             /* requests inside a route handler right now */
 	unsigned short port;               /* the port actually bound (for :0) */
+	bool require_read;                 /* every API GET but /healthz, and /metrics, needs scope read */
 	struct stats stats;                /* ingest counters for /metrics */
 	struct ingest *ingest;             /* the report writer (server/ingest/ingest.c) */
 	struct rollup *rollup;             /* rollups and retention (server/series/rollup.c) */

@@ -17,7 +17,7 @@ static const char *prog = "schedio-server token";
 
 static void usage(void)
 {
-	printf("Usage: schedio-server token add --db FILE|CONNINFO [--scope ingest|submit|admin] NAME\n"
+	printf("Usage: schedio-server token add --db FILE|CONNINFO [--scope read|ingest|submit|admin] NAME\n"
 	       "       schedio-server token list --db FILE|CONNINFO\n"
 	       "       schedio-server token revoke --db FILE|CONNINFO NAME\n"
 	       "\n"
@@ -62,7 +62,7 @@ int token_cmd_main(int argc, char **argv)
 	if (!strcmp(action, "list") ? optind != argc : optind != argc - 1)
 		cli_usage_error(prog, "%s wants %s", action, strcmp(action, "list") ? "one NAME" : "no arguments");
 	if (!auth_scope_valid(scope))
-		cli_usage_error(prog, "unknown scope '%s' (want ingest, submit or admin)", scope);
+		cli_usage_error(prog, "unknown scope '%s' (want read, ingest, submit or admin)", scope);
 	ts = token_store_open(dbpath, err, sizeof(err));
 	if (!ts) {
 		fprintf(stderr, "%s: %s\n", prog, err);

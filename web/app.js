@@ -10,7 +10,8 @@
 // window.schedioReadyAt (ms since navigation start) say the page is usable.
 import * as timerange from './js/timerange.js';
 import { ChartSet } from './js/charts/base.js';
-import { failure, fill } from './js/dom.js';
+import { failure, fill, h } from './js/dom.js';
+import * as token from './js/token.js';
 
 const ROUTES = [
   { path: '/', nav: 'fleet', load: () => import('./js/pages/fleet.js') },
@@ -77,6 +78,11 @@ document.addEventListener('click', (e) => {
   const a = e.target.closest('a[href]');
   if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
   const u = new URL(a.href, location.href);
+  if (u.origin === location.origin && u.pathname.startsWith('/api/') && a.hasAttribute('download') && token.current()) {
+    e.preventDefault();
+    token.download(a).catch((err) => a.after(h('span', { class: 'state-error', role: 'alert' }, ` ${err.message}`)));
+    return;
+  }
   if (u.origin !== location.origin || a.hasAttribute('download') || a.target || u.pathname.startsWith('/api/')) return;
   e.preventDefault();
   if (u.pathname + u.search !== location.pathname + location.search) history.pushState(null, '', u.pathname + u.search + u.hash);

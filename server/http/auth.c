@@ -36,7 +36,8 @@ static long long now_ms(void)
 
 bool auth_scope_valid(const char *scope)
 {
-	return scope && (!strcmp(scope, "ingest") || !strcmp(scope, "submit") || !strcmp(scope, "admin"));
+	return scope && (!strcmp(scope, "read") || !strcmp(scope, "ingest") || !strcmp(scope, "submit") ||
+			 !strcmp(scope, "admin"));
 }
 
 void auth_hash(const char *token, char out[65])
@@ -55,7 +56,7 @@ int auth_token_make(const char *name, const char *scope, char *out, char hash[65
 	unsigned char raw[AUTH_TOKEN_HEX / 2];
 
 	if (!auth_scope_valid(scope)) {
-		snprintf(err, errlen, "unknown scope '%s' (want ingest, submit or admin)", scope ? scope : "");
+		snprintf(err, errlen, "unknown scope '%s' (want read, ingest, submit or admin)", scope ? scope : "");
 		return -1;
 	}
 	if (!*name || strlen(name) > 128) {
@@ -97,7 +98,7 @@ bool auth_require(struct http_request *req, const char *scope, enum MHD_Result *
 
 bool auth_require_strict(struct http_request *req, const char *scope, enum MHD_Result *reply)
 {
-	static const char *const scopes[] = { "ingest", "submit", "admin" };
+	static const char *const scopes[] = { "read", "ingest", "submit", "admin" };
 	const char *h = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
 	struct token_store *ts = req->srv->tokens;
 	char hash[65];

@@ -12,7 +12,7 @@
 
 #define AUTH_TOKEN_HEX 64 /* 32 random bytes, hex */
 
-/* True if scope names a token scope: ingest, submit or admin. */
+/* True if scope names a token scope: read, ingest, submit or admin. */
 bool auth_scope_valid(const char *scope);
 /* Writes the hex SHA-256 of token into out[65]. */
 void auth_hash(const char *token, char out[65]);

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "server/api/api.h"
+#include "server/http/auth.h"
+#include "server/server.h"
 
 static const struct route routes[] = {
 	{ "GET", "/healthz", api_healthz },
@@ -82,6 +84,15 @@ static bool is_api_path(const char *path)
 	return strncmp(path, "/api/", 5) == 0 || strcmp(path, "/healthz") == 0 || strcmp(path, "/metrics") == 0;
 }
 
+/* Under --require-read-token, a read needs a token of scope read (or admin); /healthz stays open for
+ * load balancers and probes. False with the error reply in *reply. */
+static bool read_allowed(struct http_request *req, const struct route *r, enum MHD_Result *reply)
+{
+	if (!req->srv->require_read || strcmp(r->method, "GET") || r->handler == api_healthz)
+		return true;
+	return auth_require_strict(req, "read", reply);
+}
+
 enum MHD_Result route_dispatch(struct http_request *req)
 {
 	char allow[64] = "";
@@ -101,8 +112,13 @@ enum MHD_Result route_dispatch(struct http_request *req)
 			continue;
 		if (strcmp(routes[i].method, req->method) == 0 ||
 		    (strcmp(req->method, "HEAD") == 0 && strcmp(routes[i].method, "GET") == 0)) {
+			enum MHD_Result reply;
+
 			memcpy(req->args, args, sizeof(args));
 			req->nargs = n;
+			/* the arguments are the request's now: http.c frees them with it */
+			if (!read_allowed(req, &routes[i], &reply))
+				return reply;
 			return routes[i].handler(req);
 		}
 		for (int k = 0; k < n; k++)

@@ -171,12 +171,13 @@ class Server:
         self.port = None
         self.stderr_path = os.path.join(self.workdir, "server.stderr")
 
-    def start(self, timeout=20, same_port=False):
-        """Starts on an ephemeral port, or with same_port on the one the last start had."""
+    def start(self, timeout=20, same_port=False, listen=None):
+        """Starts on an ephemeral port, or with same_port on the one the last start had; listen
+        (ADDR:PORT) replaces 127.0.0.1."""
         port = self.port if same_port and self.port else 0
         self.stderr = open(self.stderr_path, "a")
         self.proc = subprocess.Popen(
-            [binary("schedio-server"), "--listen", f"127.0.0.1:{port}", "--db", self.db, *self.args],
+            [binary("schedio-server"), "--listen", listen or f"127.0.0.1:{port}", "--db", self.db, *self.args],
             stdout=subprocess.PIPE, stderr=self.stderr, text=True)
         deadline = time.time() + timeout
         while time.time() < deadline:

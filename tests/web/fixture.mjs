@@ -30,20 +30,24 @@ export function requireData() {
 
 // A server on 127.0.0.1:0 with a fresh database; resolves {url, stop, ...}.
 // Without openSubmissions, submissions need the token (and are not rate limited).
-export async function startServer({ submitToken = true, openSubmissions = true } = {}) {
+// With readToken, reads need a token (--require-read-token): srv.readToken is
+// one of scope read, srv.ingestToken one that must not read.
+export async function startServer({ submitToken = true, openSubmissions = true, readToken = false } = {}) {
   need(BIN && fs.existsSync(path.join(BIN, 'schedio-server')), 'SCHEDIO_BIN must point at the built binaries (run through ctest)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schedio-web-'));
   const db = path.join(dir, 'schedio.db');
-  let token = null;
-  if (submitToken) {
-    // a submit token lifts the per-address limit of --open-submissions
-    const r = spawnSync(path.join(BIN, 'schedio-server'), ['token', 'add', '--db', db, '--scope', 'submit', 'web-tests'], { encoding: 'utf8' });
+  const addToken = (scope, name) => {
+    const r = spawnSync(path.join(BIN, 'schedio-server'), ['token', 'add', '--db', db, '--scope', scope, name], { encoding: 'utf8' });
     need(r.status === 0, `token add failed: ${r.stderr}`);
-    token = r.stdout.trim().split('\n').pop().trim();
-  }
+    return r.stdout.trim().split('\n').pop().trim();
+  };
+  // a submit token lifts the per-address limit of --open-submissions
+  const token = submitToken ? addToken('submit', 'web-tests') : null;
+  const reads = readToken ? { readToken: addToken('read', 'web-reader'), ingestToken: addToken('ingest', 'web-agent') } : {};
   const stderr = fs.openSync(path.join(dir, 'server.stderr'), 'w');
   const proc = spawn(path.join(BIN, 'schedio-server'),
-    ['--listen', '127.0.0.1:0', '--db', db, '--open-ingest', ...(openSubmissions ? ['--open-submissions'] : [])],
+    ['--listen', '127.0.0.1:0', '--db', db, '--open-ingest', ...(openSubmissions ? ['--open-submissions'] : []),
+      ...(readToken ? ['--require-read-token'] : [])],
     { stdio: ['ignore', 'pipe', stderr] });
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not start in 20 s')), 20000);
@@ -62,7 +66,7 @@ export async function startServer({ submitToken = true, openSubmissions = true }
   const reap = () => { if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL'); };
   process.on('exit', reap);
   return {
-    url, dir, db, token, proc,
+    url, dir, db, token, proc, ...reads,
     async stop() {
       const done = new Promise((resolve) => proc.once('exit', (code, sig) => resolve(code ?? sig)));
       proc.kill('SIGTERM');
@@ -171,14 +175,15 @@ export async function postResults(url, token) {
 }
 
 // Everything the page tests need in one server.
-export async function filledServer({ fleet = 1000, historySpan = 86400e3, historyInterval = 60e3 } = {}) {
-  const srv = await startServer();
+export async function filledServer({ fleet = 1000, historySpan = 86400e3, historyInterval = 60e3, readToken = false } = {}) {
+  const srv = await startServer({ readToken });
   try {
     const t0 = Date.now();
     runAgent(srv.url);
-    const hosts = await postFleet(srv.url, fleet, { cgroups: 20 });
     const history = await postHistory(srv.url, 1, historySpan, historyInterval, { cgroups: 20 });
     const results = await postResults(srv.url, srv.token);
+    // last: which fleet hosts are stale (no report for 60 s) is set from the time they are posted
+    const hosts = await postFleet(srv.url, fleet, { cgroups: 20 });
     console.log(`# fixture: agent report, ${fleet} hosts x 2 reports, ${Math.floor(historySpan / historyInterval)} reports over ${historySpan / 3600e3} h for ${history.id}, ${results.length} SSD results in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return { ...srv, hosts, history, results };
   } catch (err) {

@@ -4,20 +4,41 @@
 // failed request and no response over 1 MiB, every chart draws (a chart with
 // data and painted pixels), the time range and filters live in the URL, the
 // pages work from the keyboard, and each page is screenshotted in light and
-// dark (build/web-screenshots/).
+// dark (build/web-screenshots/). With SCHEDIO_WEB_READ_TOKEN=1 (ctest
+// web/test_dashboard_pages_read_token) the server needs a read token
+// (--require-read-token): the dashboard must ask for it once (a cancelled
+// prompt leaves an error naming the token, an ingest token is refused with
+// the server's reason) and every check below then passes as before.
 import fs from 'node:fs';
 import { filledServer, requireData } from './fixture.mjs';
 import { launch, watch, open, charts, states, screenshot, checker, MAX_RESPONSE } from './browser.mjs';
 
 requireData();
 const t = checker();
-const srv = await filledServer({ fleet: 60 });
+const READ_TOKEN = process.env.SCHEDIO_WEB_READ_TOKEN === '1';
+const srv = await filledServer({ fleet: 60, readToken: READ_TOKEN });
 const browser = await launch().catch(async (err) => { await srv.stop(); throw err; });
 try {
   const page = await browser.ctx.newPage();
   const w = watch(page);
+  if (READ_TOKEN) await enterToken(page);
   const agentHost = fs.readFileSync('/etc/machine-id', 'utf8').trim();
   const models = [...new Set(srv.results.map((r) => String(r.model || '').trim().replace(/\s+/g, '_')))];
+
+  // stale hosts are marked in the fleet table (checked first: staleness moves with the clock)
+  await open(page, `${srv.url}/?range=1h&sort=seen&dir=asc`);
+  const staleRows = await page.locator('table.data tr.stale').count();
+  t.ok(staleRows > 0 && (await page.locator('table.data tr.stale .badge', { hasText: 'stale' }).count()) === staleRows, `stale hosts are marked (${staleRows} rows)`);
+
+  // an agent restart (new incarnation, seq back to 1: fixture host 0) shows as one, not as a stale host
+  const restarted = srv.hosts[0];
+  await open(page, `${srv.url}/?range=1h&q=${encodeURIComponent(restarted.hostname)}`);
+  const restartRow = page.locator('table.data tbody tr', { hasText: restarted.hostname });
+  t.ok((await restartRow.locator('.badge.restart', { hasText: /agent restarted .* ago/ }).count()) === 1 &&
+    (await restartRow.locator('.badge', { hasText: 'stale' }).count()) === 0, 'an agent restart is marked as a restart, not as stale');
+  t.ok((await page.locator('table.data .badge.restart').count()) === 1, 'only the restarted host is marked');
+  await open(page, `${srv.url}/host?id=${restarted.id}&range=1h`);
+  t.ok((await page.locator('dl.facts .badge.restart', { hasText: /restarted .* ago/ }).count()) === 1, 'the host page shows the agent restart');
 
   const pages = [
     { name: 'fleet', url: '/?range=1h', minCharts: 2 },
@@ -58,21 +79,6 @@ try {
     t.ok(big.length === 0, `${p.name}: no response over 1 MiB ${JSON.stringify(big)}`);
     console.log(`# ${p.name}: ready in ${Math.round(ms)} ms, ${cs.length} charts, ${w.sizes.length} responses, largest ${Math.max(0, ...w.sizes.map((s) => s.bytes))} bytes`);
   }
-
-  // stale hosts are marked in the fleet table
-  await open(page, `${srv.url}/?range=1h&sort=seen&dir=asc`);
-  const staleRows = await page.locator('table.data tr.stale').count();
-  t.ok(staleRows > 0 && (await page.locator('table.data tr.stale .badge', { hasText: 'stale' }).count()) === staleRows, `stale hosts are marked (${staleRows} rows)`);
-
-  // an agent restart (new incarnation, seq back to 1: fixture host 0) shows as one, not as a stale host
-  const restarted = srv.hosts[0];
-  await open(page, `${srv.url}/?range=1h&q=${encodeURIComponent(restarted.hostname)}`);
-  const restartRow = page.locator('table.data tbody tr', { hasText: restarted.hostname });
-  t.ok((await restartRow.locator('.badge.restart', { hasText: /agent restarted .* ago/ }).count()) === 1 &&
-    (await restartRow.locator('.badge', { hasText: 'stale' }).count()) === 0, 'an agent restart is marked as a restart, not as stale');
-  t.ok((await page.locator('table.data .badge.restart').count()) === 1, 'only the restarted host is marked');
-  await open(page, `${srv.url}/host?id=${restarted.id}&range=1h`);
-  t.ok((await page.locator('dl.facts .badge.restart', { hasText: /restarted .* ago/ }).count()) === 1, 'the host page shows the agent restart');
 
   // the time range picker writes the URL and the page follows it
   await page.emulateMedia({ colorScheme: 'light' });
@@ -157,6 +163,31 @@ try {
 }
 t.done();
 
+// The first read is refused: the dashboard asks for a token in a dialog.
+async function enterToken(page) {
+  const dialog = page.locator('dialog.token-dialog[open]');
+  await page.goto(`${srv.url}/?range=1h`, { waitUntil: 'domcontentloaded' });
+  await dialog.waitFor({ timeout: 30000 });
+  t.ok((await dialog.count()) === 1, 'read token: one dialog asks for it, however many reads were refused');
+  t.ok(await page.evaluate(() => document.activeElement && document.activeElement.id === 'read-token'), 'read token: the dialog has the focus');
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  const err = await page.locator('.state-error').first().textContent();
+  t.ok(/token/.test(err) && /401/.test(err), `read token: cancelled, the page says the server wants one (${err})`);
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await dialog.waitFor({ timeout: 30000 });
+  await page.fill('#read-token', srv.ingestToken);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => /scope is ingest/.test(document.querySelector('dialog.token-dialog[open]')?.textContent || ''), null, { timeout: 30000 });
+  t.ok(true, 'read token: an ingest token is refused and the dialog gives the server\'s reason');
+  await page.fill('#read-token', srv.readToken);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready', null, { timeout: 30000 });
+  t.ok((await page.locator('dialog.token-dialog').count()) === 0 && (await page.locator('.state-error').count()) === 0, 'read token: with a read token the fleet page loads');
+  const kept = await page.evaluate(() => sessionStorage.getItem('schedio.readToken'));
+  t.ok(kept === srv.readToken, 'read token: kept for the session');
+}
+
 async function loadCurves(page) {
   const button = page.locator('#load-curves');
   // The model API lists each submission, so the page must offer their curves and files.
@@ -169,4 +200,11 @@ async function loadCurves(page) {
   t.ok(after >= before + 2, `the MOF/aMOF and latency curves are drawn from the result file (${before} -> ${after} charts)`);
   const links = await page.locator('a[href*="/api/v1/ssd/results/"][download]').count();
   t.ok(links > 0, `the submissions are listed with download links (${links})`);
+  if (READ_TOKEN && links > 0) {
+    // a plain link cannot send the token: the dashboard fetches the file with it
+    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30000 }), page.locator('a[href*="/api/v1/ssd/results/"][download]').first().click()]);
+    const file = await dl.path();
+    const bytes = file ? fs.statSync(file).size : 0;
+    t.ok(bytes > 0 && !(await dl.failure()), `read token: a result file downloads with the token (${dl.suggestedFilename()}, ${bytes} bytes)`);
+  }
 }

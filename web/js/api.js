@@ -2,6 +2,8 @@
 // /api/v1 (contract in notes/api.md and schema/openapi.yaml). Errors carry
 // the server's own words ({"error": ...}) so pages can show them as they are.
 
+import * as token from './token.js';
+
 export class ApiError extends Error {
   constructor(status, message) {
     super(message);
@@ -25,16 +27,25 @@ async function errorOf(res) {
   return new ApiError(res.status, `${text || res.statusText || 'request failed'} (HTTP ${res.status})`);
 }
 
+// A read, with the read token when there is one (token.js); refused for want
+// of one (401, or 403 for a token of another scope), it asks and tries again.
 async function get(path, params, signal) {
-  let res;
-  try {
-    res = await fetch(url(path, params), { signal, headers: { Accept: 'application/json' } });
-  } catch (err) {
-    if (err.name === 'AbortError') throw err;
-    throw new ApiError(0, 'the server cannot be reached');
+  for (;;) {
+    const sent = token.current();
+    const headers = { Accept: 'application/json', ...(sent ? { Authorization: `Bearer ${sent}` } : {}) };
+    let res;
+    try {
+      res = await fetch(url(path, params), { signal, headers });
+    } catch (err) {
+      if (err.name === 'AbortError') throw err;
+      throw new ApiError(0, 'the server cannot be reached');
+    }
+    if (res.ok) return res;
+    const err = await errorOf(res);
+    if ((res.status === 401 || (res.status === 403 && sent)) && !signal?.aborted && await token.renew(sent, err.message))
+      continue;
+    throw err;
   }
-  if (!res.ok) throw await errorOf(res);
-  return res;
 }
 
 export async function getJson(path, params, signal) {
