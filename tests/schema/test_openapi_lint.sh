@@ -41,8 +41,10 @@ cp "$src/schema/report.schema.json" "$tmp/schema/"
 python3 - "$src/schema/openapi.yaml" "$tmp/schema/openapi.yaml" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
-s = re.sub(r"\n      operationId: getHealthz\n", "\n", s, count=1)
-s = re.sub(r"(\n      operationId: getMetrics\n(?:.*\n)*?)      security: \[\]\n", r"\1", s, count=1)
+s, a = re.subn(r"\n      operationId: getHealthz\n", "\n", s, count=1)
+s, b = re.subn(r"(\n      operationId: getMetrics\n(?:(?!      operationId).*\n)*?)      security: [^\n]*\n", r"\1", s, count=1)
+if (a, b) != (1, 1):
+    sys.exit(f"the broken copy was not made (removed {a} operationId, {b} security)")
 open(sys.argv[2], "w").write(s)
 PY
 read -r berr bwarn < <(lint_counts "$tmp/schema/openapi.yaml" 2>/dev/null)
