@@ -61,6 +61,8 @@ static void usage(void)
 	       "  --retain-hour DUR     keep 1-hour rollups this long (default 365d)\n"
 	       "  --tls-cert FILE       serve HTTPS with this PEM certificate (chain); needs --tls-key\n"
 	       "  --tls-key FILE        the PEM private key of --tls-cert\n"
+	       "  --metrics-per-host    /metrics: each host's runqueue latency histogram (23 series a\n"
+	       "                        host), not only the fleet's\n"
 	       "  -v, --verbose         log debug lines\n"
 	       "  -h, --help            show this help and exit\n"
 	       "  -V, --version         show the version and exit\n",
@@ -139,7 +141,8 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		O_RET_MIN,
 		O_RET_HOUR,
 		O_TLS_CERT,
-		O_TLS_KEY
+		O_TLS_KEY,
+		O_METRICS_PER_HOST
 	};
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -157,6 +160,7 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		{ "retain-hour", required_argument, NULL, O_RET_HOUR },
 		{ "tls-cert", required_argument, NULL, O_TLS_CERT },
 		{ "tls-key", required_argument, NULL, O_TLS_KEY },
+		{ "metrics-per-host", no_argument, NULL, O_METRICS_PER_HOST },
 		CLI_OPTS_COMMON,
 	};
 	uint64_t v;
@@ -219,6 +223,9 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 			break;
 		case O_TLS_KEY:
 			o->tls_key = optarg;
+			break;
+		case O_METRICS_PER_HOST:
+			o->metrics_per_host = true;
 			break;
 		default:
 			cli_opts_common(prog, c, argc, argv, usage);
