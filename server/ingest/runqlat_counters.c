@@ -212,13 +212,13 @@ int runqlat_counters_write(void (*out)(void *arg, const char *text, size_t len),
 	f = fleet;
 	if (per_host && nhosts) {
 		snap = malloc(nhosts * sizeof(*snap));
+		if (!snap)
+			rc = -ENOMEM;
 		for (size_t i = 0; snap && i < nhosts; i++)
 			if (hosts[i]->end_ms >= since_ms)
 				snap[n++] = *hosts[i];
 	}
 	pthread_mutex_unlock(&mu);
-	if (per_host && nhosts && !snap)
-		rc = -ENOMEM;
 
 	put(&w, "# HELP schedio_fleet_runqlat_seconds Runqueue latency of every host, summed over the reports stored "
 		"since the server started.\n# TYPE schedio_fleet_runqlat_seconds histogram\n");
