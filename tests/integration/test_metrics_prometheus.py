@@ -157,7 +157,8 @@ class Promtool(unittest.TestCase):
                             "schedio_l3_wait_seconds_total", "schedio_agent_bpf_runs_total"):
                     self.assertIn(f"# TYPE {fam} ", text)
                 self.assertEqual("# TYPE schedio_runqlat_seconds histogram" in text, bool(args))
-                self.assertEqual('host="odd \\"name\\" \\\\ here"' in text, bool(args))
+                self.assertEqual('schedio_runqlat_seconds_count{host="odd \\"name\\" \\\\ here",id="split"}' in text,
+                                 bool(args))
                 self.promtool_check(text)
                 print(f"promtool check metrics {' '.join(args) or '(fleet only)'}: "
                       f"{len(text.splitlines())} lines, no complaint")
@@ -195,7 +196,7 @@ class Promtool(unittest.TestCase):
             self.assertEqual(s.metric("schedio_fleet_runqlat_seconds_count"), posted)
             print(f"{len(checked)} counter and histogram samples checked over 6 scrapes; "
                   f"fleet count {posted:.0f} = samples posted")
-            self.assertGreater(len(checked), 100)
+            self.assertGreater(len(checked), 50)
 
 
 class PrometheusScrape(unittest.TestCase):
@@ -206,6 +207,7 @@ class PrometheusScrape(unittest.TestCase):
     def tearDown(self):
         if self.prom:
             stop_process(self.prom)
+            self.prom_log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def start_prometheus(self, target_port):
@@ -216,10 +218,11 @@ class PrometheusScrape(unittest.TestCase):
                     "scrape_configs:\n  - job_name: schedio\n    static_configs:\n"
                     f"      - targets: ['127.0.0.1:{target_port}']\n")
         self.log = os.path.join(self.dir, "prometheus.log")
+        self.prom_log = open(self.log, "w")
         self.prom = subprocess.Popen(
             [tool("prometheus"), f"--config.file={cfg}", f"--storage.tsdb.path={os.path.join(self.dir, 'data')}",
              f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=1h"],
-            stdout=subprocess.DEVNULL, stderr=open(self.log, "w"))
+            stdout=subprocess.DEVNULL, stderr=self.prom_log)
         self.prom_url = f"http://127.0.0.1:{port}"
 
         def ready():
