@@ -18,6 +18,9 @@ packages=(
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap e2fsprogs
 	chromium fonts-dejavu-core
 	postgresql
+	# /metrics checked by the real thing: promtool and prometheus (the tests run /usr/bin/prometheus
+	# themselves, on a temporary config; the package's own service is kept off, see below)
+	prometheus
 	# packaging and the hwdb check
 	dpkg-dev file systemd udev
 )
@@ -44,6 +47,26 @@ fi
 echo "install-deps.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
+# No service is started by what this installs: packages like prometheus and postgresql start a
+# daemon from their postinst (prometheus would scrape this machine into /var/lib/prometheus and
+# listen on :9090), and the tests start their own instances instead. Debian's way to say so is a
+# policy-rc.d that refuses (exit 101); one is put in place for this run unless the machine has one.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\n# install-deps.sh: no service starts while it installs\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get install -y -q --no-install-recommends "${missing[@]}"
-# A PostgreSQL cluster started by the package is not used: tests start their own.
+# Nor at boot: the prometheus package enables its unit. (A machine whose own policy-rc.d allowed
+# the start gets it stopped.)
+if dpkg-query -W -f='${Status}' prometheus 2>/dev/null | grep -q "ok installed"; then
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+	else
+		systemctl disable prometheus.service >/dev/null 2>&1 || true
+		update-rc.d prometheus disable >/dev/null 2>&1 || true
+		invoke-rc.d prometheus stop >/dev/null 2>&1 || true
+	fi
+fi
 echo "install-deps.sh: done"

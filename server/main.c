@@ -64,6 +64,8 @@ static void usage(void)
 	       "  --retain-hour DUR     keep 1-hour rollups this long (default 365d)\n"
 	       "  --tls-cert FILE       serve HTTPS with this PEM certificate (chain); needs --tls-key\n"
 	       "  --tls-key FILE        the PEM private key of --tls-cert\n"
+	       "  --metrics-per-host    /metrics: each host's runqueue latency histogram (23 series a\n"
+	       "                        host), not only the fleet's\n"
 	       "  -v, --verbose         log debug lines\n"
 	       "  -h, --help            show this help and exit\n"
 	       "  -V, --version         show the version and exit\n",
@@ -144,7 +146,8 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		O_TLS_CERT,
 		O_TLS_KEY,
 		O_READ_TOKEN,
-		O_OPEN_READS
+		O_OPEN_READS,
+		O_METRICS_PER_HOST
 	};
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -164,6 +167,7 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		{ "tls-key", required_argument, NULL, O_TLS_KEY },
 		{ "require-read-token", no_argument, NULL, O_READ_TOKEN },
 		{ "open-reads", no_argument, NULL, O_OPEN_READS },
+		{ "metrics-per-host", no_argument, NULL, O_METRICS_PER_HOST },
 		CLI_OPTS_COMMON,
 	};
 	uint64_t v;
@@ -232,6 +236,9 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 			if (o->read_token == (c == O_READ_TOKEN ? 0 : 1))
 				cli_usage_error(prog, "--require-read-token and --open-reads contradict each other");
 			o->read_token = c == O_READ_TOKEN;
+			break;
+		case O_METRICS_PER_HOST:
+			o->metrics_per_host = true;
 			break;
 		default:
 			cli_opts_common(prog, c, argc, argv, usage);

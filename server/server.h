@@ -31,6 +31,7 @@ struct server_options {
 	const char *tls_cert;     /* PEM certificate (chain) file: serve HTTPS; NULL: plain HTTP */
 	const char *tls_key;      /* PEM private key file for tls_cert */
 	int read_token; /* reads need a read token: 1 --require-read-token, 0 --open-reads, -1 unless loopback */
+	bool metrics_per_host;    /* /metrics: each host's runqueue latency histogram, not only the fleet's */
 };
 
 struct ingest;

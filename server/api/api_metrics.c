@@ -1,6 +1,7 @@
 /* api_metrics.c - GET /metrics in the Prometheus text format: the server's
- * own counters, and per host its latest runqueue latency (as a Prometheus
- * histogram on fixed bounds) and iocost usage vs hweight per cgroup.
+ * own counters; runqueue latency as histograms that only grow (the fleet's,
+ * and each host's under --metrics-per-host; runqlat_counters.c); and per host
+ * iocost usage vs hweight per cgroup of its latest report (gauges).
  *
  * Cardinality is bounded on purpose: hosts not heard from for an hour are
  * left out, at most METRICS_MAX_HOSTS hosts and METRICS_MAX_CGROUPS cgroups
@@ -21,17 +22,13 @@
 #include "common/labels.h"
 #include "server/ingest/health_stats.h"
 #include "server/ingest/ingest.h"
+#include "server/ingest/runqlat_counters.h"
 #include "server/series/iocost_set.h"
-#include "server/series/runqlat_set.h"
 #include "server/store/store_pool.h"
 
 #define METRICS_MAX_HOSTS 5000
 #define METRICS_MAX_CGROUPS 64
 #define METRICS_RECENT_MS 3600000LL
-
-static const double le_seconds[] = { 1e-6,   2.5e-6, 5e-6, 1e-5,   2.5e-5, 5e-5, 1e-4,   2.5e-4, 5e-4, 1e-3,
-				     2.5e-3, 5e-3,   1e-2, 2.5e-2, 5e-2,   1e-1, 2.5e-1, 5e-1,   1,    2.5 };
-#define NLE (sizeof(le_seconds) / sizeof(le_seconds[0]))
 
 /* Appends raw bytes (blob_put_str would add a length prefix). */
 static void append(struct blob *b, const void *p, size_t n)
@@ -149,11 +146,10 @@ static void own_metrics(struct blob *b, struct server *srv, struct store *st, si
 
 struct mctx {
 	struct store *st;
-	struct blob rq, io, labels;
+	struct blob io, labels;
 	int64_t now;
 	size_t hosts, shown, dropped;
 	char host[512], id[300];
-	struct runqlat_hist *h;
 };
 
 static int latest_row(void *arg, const struct store_row *r)
@@ -163,26 +159,6 @@ static int latest_row(void *arg, const struct store_row *r)
 	size_t per_dev = 0;
 	const char *dev = NULL;
 
-	memset(c->h, 0, sizeof(*c->h));
-	if (r->host_hist &&
-	    runqlat_hist_add_blob(c->h, r->host_hist, r->host_hist_len, runqlat_set_want_host, NULL) == 0 &&
-	    hist_total(c->h->hist.buckets) > 0) {
-		uint64_t cum = 0;
-		uint32_t idx = 0;
-
-		for (size_t i = 0; i < NLE; i++) {
-			while (idx < HIST_BUCKETS && (double)hist_bucket_value(idx) <= le_seconds[i] * 1e9)
-				cum += c->h->hist.buckets[idx++];
-			outf(&c->rq, "schedio_runqlat_seconds_bucket{host=\"%s\",id=\"%s\",le=\"%g\"} %llu\n", c->host,
-			     c->id, le_seconds[i], (unsigned long long)cum);
-		}
-		outf(&c->rq, "schedio_runqlat_seconds_bucket{host=\"%s\",id=\"%s\",le=\"+Inf\"} %llu\n", c->host, c->id,
-		     (unsigned long long)hist_total(c->h->hist.buckets));
-		outf(&c->rq, "schedio_runqlat_seconds_sum{host=\"%s\",id=\"%s\"} %.9f\n", c->host, c->id,
-		     (double)c->h->hist.sum_ns / 1e9);
-		outf(&c->rq, "schedio_runqlat_seconds_count{host=\"%s\",id=\"%s\"} %llu\n", c->host, c->id,
-		     (unsigned long long)hist_total(c->h->hist.buckets));
-	}
 	if (!r->iocost || iocost_set_add_blob(&io, r->iocost, r->iocost_len) < 0)
 		goto out;
 	for (size_t i = 0; i < io.n; i++) {
@@ -266,16 +242,13 @@ enum MHD_Result api_metrics(struct http_request *req)
 	enum MHD_Result ret;
 	int rc;
 
-	c.h = calloc(1, sizeof(*c.h));
-	if (!c.h)
-		return http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
 	c.st = store_pool_get(req->srv->readers);
 	rc = c.st->ops->hosts(c.st, NULL, metrics_host, &c);
 	own_metrics(&out, req->srv, c.st, c.hosts);
 	store_pool_put(req->srv->readers, c.st);
-	outf(&out, "# HELP schedio_runqlat_seconds Runqueue latency of each host's latest report.\n"
-		   "# TYPE schedio_runqlat_seconds histogram\n");
-	append(&out, c.rq.p, c.rq.len);
+	if (rc == 0)
+		rc = runqlat_counters_write(append_text, &out, req->srv->opt.metrics_per_host,
+					    c.now - METRICS_RECENT_MS);
 	outf(&out, "# HELP schedio_iocost_usage_pct IO usage of a cgroup (percent of the device, latest report).\n"
 		   "# TYPE schedio_iocost_usage_pct gauge\n"
 		   "# HELP schedio_iocost_hweight_inuse_pct Hierarchical weight in use (percent).\n"
@@ -295,8 +268,6 @@ enum MHD_Result api_metrics(struct http_request *req)
 	     "# HELP schedio_metrics_series_dropped Hosts or cgroups left out to bound cardinality.\n"
 	     "# TYPE schedio_metrics_series_dropped gauge\nschedio_metrics_series_dropped %zu\n",
 	     c.dropped);
-	free(c.h);
-	blob_free(&c.rq);
 	blob_free(&c.io);
 	blob_free(&c.labels);
 	if (rc < 0 || out.oom) {

@@ -13,9 +13,11 @@
 #include <strings.h>
 
 #include "common/gz.h"
+#include "common/log.h"
 #include "server/http/auth.h"
 #include "server/ingest/ingest.h"
 #include "server/ingest/health_stats.h"
+#include "server/ingest/runqlat_counters.h"
 #include "server/ingest/stats.h"
 #include "server/server.h"
 #include "server/store/store.h"
@@ -41,6 +43,11 @@ static enum MHD_Result answer(struct http_request *req, struct ingest_job *job)
 		if (job->result == STORE_STORED)
 			health_stats_add(job->rep.machine_id, job->rep.start_ms, job->rep.health_json,
 					 job->rep.exits_json);
+		/* Only stored reports: a duplicate's samples are already counted. */
+		if (job->result == STORE_STORED && job->rep.has_runqlat && job->rep.host_hist.len &&
+		    runqlat_counters_add(job->rep.machine_id, job->rep.hostname, job->rep.end_ms, job->rep.host_hist.p,
+					 job->rep.host_hist.len) == -ENOMEM)
+			log_error("runqlat counters: out of memory; /metrics misses a report");
 		doc = cJSON_CreateObject();
 		if (doc) {
 			cJSON_AddBoolToObject(doc, "duplicate", job->result == STORE_DUPLICATE);

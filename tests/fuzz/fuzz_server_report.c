@@ -3,7 +3,7 @@
  * arena allocator), the blobs it encodes (decoded back and merged, as the
  * rollups and queries do, and the split by scheduler adding up to the whole
  * host), the issue-17 health and exits (valid JSON, counted into the
- * /metrics counters as ingest does), host.labels (its canonical text reads
+ * /metrics counters as ingest does, and so is the host histogram), host.labels (its canonical text reads
  * back as the valid labels it was made of), and the raw bytes as a stored blob (a
  * corrupt database row must decode to an error, never a crash). */
 #include <stdint.h>
@@ -14,6 +14,7 @@
 
 #include "common/labels.h"
 #include "server/ingest/health_stats.h"
+#include "server/ingest/runqlat_counters.h"
 #include "server/series/iocost_set.h"
 #include "server/ingest/report_parse.h"
 #include "server/series/runqlat_set.h"
@@ -86,6 +87,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			cJSON_Delete(doc);
 		}
 		health_stats_add(rep.machine_id, rep.start_ms, rep.health_json, rep.exits_json);
+		if (rep.has_runqlat && rep.host_hist.len &&
+		    runqlat_counters_add(rep.machine_id, rep.hostname, rep.end_ms, rep.host_hist.p, rep.host_hist.len))
+			abort(); /* what we encode, the /metrics counters must take */
+		runqlat_counters_reset();
 		if (rep.labels)
 			check_labels(rep.labels);
 		health_stats_reset();

@@ -14,7 +14,7 @@ GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
 class Queries(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.s = Server("--open-ingest").start()
+        cls.s = Server("--open-ingest", "--metrics-per-host").start()
         # Points of the 20 s step line up with reports; the last report ends 20-40 s ago, well inside
         # the 60 s before a host counts as stale even on a slow (sanitizer) run.
         cls.t0 = (now_ms() - 40000) // 20000 * 20000
@@ -150,9 +150,11 @@ class Queries(unittest.TestCase):
                        'schedio_iocost_usage_pct{host="qa",id="qa",dev="253:0",cgroup="/workload1.slice"} 1.5',
                        'schedio_iocost_hweight_inuse_pct{host="qa"'):
             self.assertIn(needle, text)
-        latest = self.sent[("qa", 2)]["runqlat"]["cpus"]
-        total = sum(c for x in latest for _, c in x["buckets"])
+        # runqueue latency counts every report stored since the server started: qa's two, and the fleet's six
+        total = sum(self.host_buckets("qa").values())
         self.assertIn(f'schedio_runqlat_seconds_count{{host="qa",id="qa"}} {total}\n', text)
+        fleet = sum(sum(self.host_buckets(h).values()) for h in ("qa", "qb", "qc"))
+        self.assertIn(f"schedio_fleet_runqlat_seconds_count {fleet}\n", text)
         # every sample line parses as NAME{labels} VALUE
         for line in text.splitlines():
             if line and not line.startswith("#"):

@@ -107,7 +107,7 @@ class SchedSplit(unittest.TestCase):
         return {i: c for pt in doc["series"] for i, c in pt["buckets"]}
 
     def test_split_exact_raw_and_rolled_up(self):
-        with Server("--open-ingest") as s:
+        with Server("--open-ingest", "--metrics-per-host") as s:
             # a full hour well in the past (rolled up to minutes and the hour) ...
             h0 = (now_ms() - 3 * HOUR) // HOUR * HOUR
             old, old_fair, old_scx = self.post_set(s, h0 + 5 * MIN, 1)
@@ -143,7 +143,9 @@ class SchedSplit(unittest.TestCase):
             self.assertEqual(hosts["sw-a"]["runqlat"]["p99_ns"], quantile(whole, 0.99))
             metrics = s.request("GET", "/metrics").body.decode()
             m = re.search(r'^schedio_runqlat_seconds_count\{host="sw-a",id="sw-a"\} (\d+)$', metrics, re.M)
-            self.assertEqual(int(m.group(1)), sum(whole.values()))
+            # (summed over every report stored since the server started: the old hour's two and this one)
+            self.assertEqual(int(m.group(1)), sum(old_fair.values()) + sum(old_scx.values()) + a2["count"] +
+                             sum(whole.values()))
 
             # minutes: the fleet rollup of the recent minute keeps the split (old-d's two
             # schedulers in one minute included), and so do the old hour's minutes and hour
