@@ -30,8 +30,8 @@ struct server_options {
 	int64_t retain_ms[3];     /* retention of raw, 1-minute and 1-hour data */
 	const char *tls_cert;     /* PEM certificate (chain) file: serve HTTPS; NULL: plain HTTP */
 	const char *tls_key;      /* PEM private key file for tls_cert */
-	int read_token; /* reads need a read token: 1 --require-read-token, 0 --open-reads, -1 unless loopback */
-	bool metrics_per_host;    /* /metrics: each host's runqueue latency histogram, not only the fleet's */
+	int read_token;        /* reads need a read token: 1 --require-read-token, 0 --open-reads, -1 unless loopback */
+	bool metrics_per_host; /* /metrics: each host's runqueue latency histogram, not only the fleet's */
 };
 
 struct ingest;

@@ -14,12 +14,12 @@
  */
 #include "server/api/api.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/labels.h"
+#include "server/api/prom_text.h"
 #include "server/ingest/health_stats.h"
 #include "server/ingest/ingest.h"
 #include "server/ingest/runqlat_counters.h"
@@ -59,38 +59,11 @@ static void append_text(void *arg, const char *text, size_t len)
 	append(arg, text, len);
 }
 
-/* Appends one formatted line (lines are short: label values are cut to 200 bytes). */
-__attribute__((format(printf, 2, 3))) static void outf(struct blob *b, const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-	int n;
+/* A label value is cut to 200 bytes (prom_escape keeps 3 back for an escape and the NUL). */
+#define LABEL_MAX 203
 
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		append(b, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
-/* A label value with \, " and newlines escaped, cut to 200 bytes. */
-static void esc(char *out, size_t outlen, const char *s)
-{
-	size_t o = 0;
-
-	for (; *s && o + 3 < outlen && o < 200; s++) {
-		if (*s == '\\' || *s == '"') {
-			out[o++] = '\\';
-			out[o++] = *s;
-		} else if (*s == '\n') {
-			out[o++] = '\\';
-			out[o++] = 'n';
-		} else {
-			out[o++] = *s;
-		}
-	}
-	out[o] = '\0';
-}
+/* Appends one formatted line to blob b (prom_text.h). */
+#define outf(b, ...) prom_printf(&(const struct prom_out){ append_text, (b) }, __VA_ARGS__)
 
 static void own_metrics(struct blob *b, struct server *srv, struct store *st, size_t hosts)
 {
@@ -149,7 +122,7 @@ struct mctx {
 	struct blob io, labels;
 	int64_t now;
 	size_t hosts, shown, dropped;
-	char host[512], id[300];
+	char host[LABEL_MAX], id[LABEL_MAX];
 };
 
 static int latest_row(void *arg, const struct store_row *r)
@@ -172,10 +145,10 @@ static int latest_row(void *arg, const struct store_row *r)
 			{ "hweight_inuse_pct", IOCOST_HWEIGHT_INUSE },
 			{ "weight", IOCOST_WEIGHT },
 		};
-		char edev[256], path[256];
+		char edev[LABEL_MAX], path[LABEL_MAX];
 		double v;
 
-		esc(edev, sizeof(edev), row->dev);
+		prom_escape(edev, sizeof(edev), row->dev);
 		if (row->kind == IOCOST_DISK) {
 			if (iocost_row_value(row, IOCOST_VRATE, &v))
 				outf(&c->io, "schedio_iocost_vrate_pct{host=\"%s\",id=\"%s\",dev=\"%s\"} %g\n", c->host,
@@ -190,7 +163,7 @@ static int latest_row(void *arg, const struct store_row *r)
 			c->dropped++;
 			continue;
 		}
-		esc(path, sizeof(path), row->path);
+		prom_escape(path, sizeof(path), row->path);
 		for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
 			if (iocost_row_value(row, fields[f].f, &v))
 				outf(&c->io, "schedio_iocost_%s{host=\"%s\",id=\"%s\",dev=\"%s\",cgroup=\"%s\"} %g\n",
@@ -228,8 +201,8 @@ static int metrics_host(void *arg, const struct store_host *h)
 		return 0;
 	}
 	c->shown++;
-	esc(c->host, sizeof(c->host), h->hostname);
-	esc(c->id, sizeof(c->id), h->machine_id);
+	prom_escape(c->host, sizeof(c->host), h->hostname);
+	prom_escape(c->id, sizeof(c->id), h->machine_id);
 	if (h->labels && *h->labels)
 		label_info(&c->labels, c->id, h->labels);
 	return c->st->ops->latest(c->st, h->id, latest_row, c) < 0 ? -1 : 0;

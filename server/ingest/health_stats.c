@@ -6,11 +6,11 @@
  * NAMES_PER_HOST distinct ones are kept per host, so a host that renames
  * its programs forever cannot grow the table without bound.
  */
+#include "server/api/prom_text.h"
 #include "server/ingest/health_stats.h"
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -205,40 +205,6 @@ void health_stats_add(const char *machine_id, int64_t start_ms, const char *heal
 	cJSON_Delete(exits);
 }
 
-/* A label value with \, " and newlines escaped. */
-static void esc(char *out, size_t outlen, const char *s)
-{
-	size_t o = 0;
-
-	for (; *s && o + 3 < outlen; s++) {
-		if (*s == '\\' || *s == '"' || *s == '\n') {
-			out[o++] = '\\';
-			out[o++] = *s == '\n' ? 'n' : *s;
-		} else {
-			out[o++] = *s;
-		}
-	}
-	out[o] = '\0';
-}
-
-struct writer {
-	void (*out)(void *arg, const char *text, size_t len);
-	void *arg;
-};
-
-__attribute__((format(printf, 2, 3))) static void put(struct writer *w, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		w->out(w->arg, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
 enum family {
 	FAM_EVENTS,
 	FAM_REJECTED,
@@ -298,51 +264,52 @@ static bool host_has(const struct host *h, enum family f)
 	}
 }
 
-static void write_host(struct writer *w, const struct host *h, enum family f)
+static void write_host(struct prom_out *w, const struct host *h, enum family f)
 {
 	const char *name = families[f].name;
 	char id[300], label[2 * REPORT_MAX_EVENT_NAME + 2];
 
-	esc(id, sizeof(id), h->id);
+	prom_escape(id, sizeof(id), h->id);
 	switch (f) {
 	case FAM_EVENTS:
 		for (size_t i = 0; i < h->events.n; i++) {
-			esc(label, sizeof(label), h->events.v[i].name);
-			put(w, "%s{host_id=\"%s\",event=\"%s\"} %" PRIu64 "\n", name, id, label, h->events.v[i].a);
+			prom_escape(label, sizeof(label), h->events.v[i].name);
+			prom_printf(w, "%s{host_id=\"%s\",event=\"%s\"} %" PRIu64 "\n", name, id, label,
+				    h->events.v[i].a);
 		}
 		break;
 	case FAM_REJECTED:
-		put(w, "%s{host_id=\"%s\"} %" PRIu64 "\n", name, id, h->rejected);
+		prom_printf(w, "%s{host_id=\"%s\"} %" PRIu64 "\n", name, id, h->rejected);
 		break;
 	case FAM_EXITS:
 		for (int k = 0; k < NKINDS; k++)
 			if (h->exits[k])
-				put(w, "%s{host_id=\"%s\",kind=\"%s\"} %" PRIu64 "\n", name, id, report_exit_kinds[k],
-				    h->exits[k]);
+				prom_printf(w, "%s{host_id=\"%s\",kind=\"%s\"} %" PRIu64 "\n", name, id,
+					    report_exit_kinds[k], h->exits[k]);
 		break;
 	case FAM_CPU:
-		put(w, "%s{host_id=\"%s\"} %.9f\n", name, id, (double)h->cpu_ns / 1e9);
+		prom_printf(w, "%s{host_id=\"%s\"} %.9f\n", name, id, (double)h->cpu_ns / 1e9);
 		break;
 	case FAM_RSS:
-		put(w, "%s{host_id=\"%s\"} %" PRId64 "\n", name, id, h->rss);
+		prom_printf(w, "%s{host_id=\"%s\"} %" PRId64 "\n", name, id, h->rss);
 		break;
 	case FAM_BPF_TIME:
 	case FAM_BPF_RUNS:
 		for (size_t i = 0; i < h->progs.n; i++) {
-			esc(label, sizeof(label), h->progs.v[i].name);
+			prom_escape(label, sizeof(label), h->progs.v[i].name);
 			if (f == FAM_BPF_TIME)
-				put(w, "%s{host_id=\"%s\",program=\"%s\"} %.9f\n", name, id, label,
-				    (double)h->progs.v[i].a / 1e9);
+				prom_printf(w, "%s{host_id=\"%s\",program=\"%s\"} %.9f\n", name, id, label,
+					    (double)h->progs.v[i].a / 1e9);
 			else
-				put(w, "%s{host_id=\"%s\",program=\"%s\"} %" PRIu64 "\n", name, id, label,
-				    h->progs.v[i].b);
+				prom_printf(w, "%s{host_id=\"%s\",program=\"%s\"} %" PRIu64 "\n", name, id, label,
+					    h->progs.v[i].b);
 		}
 		break;
 	case FAM_L3_WAIT:
 	case FAM_L3_IDLE:
 		for (size_t i = 0; i < h->nl3; i++)
-			put(w, "%s{host_id=\"%s\",domain=\"%zu\"} %.9f\n", name, id, i,
-			    (double)(f == FAM_L3_WAIT ? h->l3[i].wait_ns : h->l3[i].idle_wait_ns) / 1e9);
+			prom_printf(w, "%s{host_id=\"%s\",domain=\"%zu\"} %.9f\n", name, id, i,
+				    (double)(f == FAM_L3_WAIT ? h->l3[i].wait_ns : h->l3[i].idle_wait_ns) / 1e9);
 		break;
 	default:
 		break;
@@ -351,7 +318,7 @@ static void write_host(struct writer *w, const struct host *h, enum family f)
 
 void health_stats_write(void (*out)(void *arg, const char *text, size_t len), void *arg)
 {
-	struct writer w = { out, arg };
+	struct prom_out w = { out, arg };
 
 	pthread_mutex_lock(&mu);
 	for (int f = 0; f < FAM_COUNT; f++) {
@@ -361,8 +328,8 @@ void health_stats_write(void (*out)(void *arg, const char *text, size_t len), vo
 			if (!host_has(hosts[i], (enum family)f))
 				continue;
 			if (!header) {
-				put(&w, "# HELP %s %s\n# TYPE %s %s\n", families[f].name, families[f].help,
-				    families[f].name, families[f].type);
+				prom_printf(&w, "# HELP %s %s\n# TYPE %s %s\n", families[f].name, families[f].help,
+					    families[f].name, families[f].type);
 				header = true;
 			}
 			write_host(&w, hosts[i], (enum family)f);

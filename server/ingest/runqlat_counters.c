@@ -8,12 +8,12 @@
  * for longer than a copy. Hosts are kept sorted by id, so the output order
  * is stable.
  */
+#include "server/api/prom_text.h"
 #include "server/ingest/runqlat_counters.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,63 +146,29 @@ out:
 	return rc;
 }
 
-/* A label value with \, " and newlines escaped. */
-static void esc(char *out, size_t outlen, const char *s)
-{
-	size_t o = 0;
-
-	for (; *s && o + 3 < outlen; s++) {
-		if (*s == '\\' || *s == '"' || *s == '\n') {
-			out[o++] = '\\';
-			out[o++] = *s == '\n' ? 'n' : *s;
-		} else {
-			out[o++] = *s;
-		}
-	}
-	out[o] = '\0';
-}
-
-struct writer {
-	void (*out)(void *arg, const char *text, size_t len);
-	void *arg;
-};
-
-__attribute__((format(printf, 2, 3))) static void put(struct writer *w, const char *fmt, ...)
-{
-	char buf[2048]; /* a line: the name, two label values of at most 768 escaped bytes, a number */
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		w->out(w->arg, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
 /* One histogram's samples; labels is "" or `name="value",` pairs each ending in a comma. */
-static void write_hist(struct writer *w, const char *name, const char *labels, const struct counts *c)
+static void write_hist(struct prom_out *w, const char *name, const char *labels, const struct counts *c)
 {
 	uint64_t cum = 0;
 	size_t ll = strlen(labels);
 
 	for (size_t i = 0; i < RUNQLAT_COUNTERS_BOUNDS; i++) {
 		cum += c->n[i];
-		put(w, "%s_bucket{%sle=\"%g\"} %" PRIu64 "\n", name, labels, runqlat_counters_le[i], cum);
+		prom_printf(w, "%s_bucket{%sle=\"%g\"} %" PRIu64 "\n", name, labels, runqlat_counters_le[i], cum);
 	}
 	cum += c->n[RUNQLAT_COUNTERS_BOUNDS];
-	put(w, "%s_bucket{%sle=\"+Inf\"} %" PRIu64 "\n", name, labels, cum);
+	prom_printf(w, "%s_bucket{%sle=\"+Inf\"} %" PRIu64 "\n", name, labels, cum);
 	/* The sum printed exactly from nanoseconds, so it never steps back through rounding. */
-	put(w, "%s_sum%s%.*s%s %" PRIu64 ".%09" PRIu64 "\n", name, ll ? "{" : "", (int)(ll ? ll - 1 : 0), labels,
-	    ll ? "}" : "", c->sum_ns / 1000000000u, c->sum_ns % 1000000000u);
-	put(w, "%s_count%s%.*s%s %" PRIu64 "\n", name, ll ? "{" : "", (int)(ll ? ll - 1 : 0), labels, ll ? "}" : "",
-	    cum);
+	prom_printf(w, "%s_sum%s%.*s%s %" PRIu64 ".%09" PRIu64 "\n", name, ll ? "{" : "", (int)(ll ? ll - 1 : 0),
+		    labels, ll ? "}" : "", c->sum_ns / 1000000000u, c->sum_ns % 1000000000u);
+	prom_printf(w, "%s_count%s%.*s%s %" PRIu64 "\n", name, ll ? "{" : "", (int)(ll ? ll - 1 : 0), labels,
+		    ll ? "}" : "", cum);
 }
 
 int runqlat_counters_write(void (*out)(void *arg, const char *text, size_t len), void *arg, bool per_host,
 			   int64_t since_ms)
 {
-	struct writer w = { out, arg };
+	struct prom_out w = { out, arg };
 	struct host_counts *snap = NULL;
 	struct counts f;
 	size_t n = 0;
@@ -220,11 +186,13 @@ int runqlat_counters_write(void (*out)(void *arg, const char *text, size_t len),
 	}
 	pthread_mutex_unlock(&mu);
 
-	put(&w, "# HELP schedio_fleet_runqlat_seconds Runqueue latency of every host, summed over the reports stored "
+	prom_printf(
+	    &w, "# HELP schedio_fleet_runqlat_seconds Runqueue latency of every host, summed over the reports stored "
 		"since the server started.\n# TYPE schedio_fleet_runqlat_seconds histogram\n");
 	write_hist(&w, "schedio_fleet_runqlat_seconds", "", &f);
 	if (per_host) {
-		put(&w,
+		prom_printf(
+		    &w,
 		    "# HELP schedio_runqlat_seconds Runqueue latency of each host heard from in the last hour, summed "
 		    "over its reports stored since the server started.\n"
 		    "# TYPE schedio_runqlat_seconds histogram\n");
@@ -232,8 +200,8 @@ int runqlat_counters_write(void (*out)(void *arg, const char *text, size_t len),
 			char host[2 * REPORT_MAX_HOSTNAME + 1], id[2 * REPORT_MAX_ID + 1];
 			char labels[sizeof(host) + sizeof(id) + 32];
 
-			esc(host, sizeof(host), snap[i].hostname);
-			esc(id, sizeof(id), snap[i].id);
+			prom_escape(host, sizeof(host), snap[i].hostname);
+			prom_escape(id, sizeof(id), snap[i].id);
 			snprintf(labels, sizeof(labels), "host=\"%s\",id=\"%s\",", host, id);
 			write_hist(&w, "schedio_runqlat_seconds", labels, &snap[i].c);
 		}
