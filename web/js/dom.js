@@ -60,6 +60,14 @@ export function chartBox(label, height = 240) {
   return { box, canvas };
 }
 
+// A wrapper that scrolls a wide table sideways, for a table with nothing
+// focusable in it: a keyboard user scrolls it by focusing the wrapper, which
+// is named (label) so a screen reader says what got focus. A table with
+// buttons or links needs no such stop: focusing those scrolls it.
+export function scrollRegion(label, ...children) {
+  return h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': label }, ...children);
+}
+
 // Runs the async fn; if it fails, the failure is shown in target instead
 // (an abort is passed on: the page is going away or being reloaded).
 export async function guard(target, what, fn) {
