@@ -204,7 +204,7 @@ class ServerHeaders(unittest.TestCase):
         for method, path, status in (("GET", "/api/v1/hosts", 200), ("GET", "/healthz", 200), ("GET", "/metrics", 200),
                                      ("GET", "/api/v1/ssd/hwdb", 200), ("GET", "/api/v1/hosts/nope", 404),
                                      ("GET", "/api/v1/nope", 404), ("POST", "/api/v1/hosts", 405),
-                                     ("GET", "/api/v1/hosts?from=x", 400), ("GET", "/nope.js", 404),
+                                     ("GET", "/api/v1/fleet/runqlat?group_by=bogus", 400), ("GET", "/nope.js", 404),
                                      ("GET", "/../etc/passwd", 404), ("POST", "/api/v1/reports", 401)):
             r = self.srv.request(method, path, body=b"{}" if method == "POST" else None)
             self.assertEqual(r.status, status, f"{method} {path}: {r.body[:200]}")
