@@ -49,7 +49,7 @@ static enum MHD_Result reply_with(struct http_request *req, unsigned status, con
 	if (!res)
 		return MHD_NO;
 	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
+	http_add_security_headers(res, ctype);
 	if (name)
 		MHD_add_response_header(res, name, value);
 	ret = MHD_queue_response(req->conn, status, res);

@@ -189,6 +189,28 @@ void http_stop(struct server *srv)
 	srv->mhd = NULL;
 }
 
+/* The dashboard loads its scripts, styles and icon from this server only and
+ * talks to nothing else; it has no inline script or style attribute (Chart.js
+ * sizes its canvas through the CSSOM, which style-src does not govern). No
+ * page may frame it, so no click can be borrowed. */
+#define CSP_DASHBOARD                                                                                                  \
+	"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "                \
+	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+/* Everything else (JSON, metrics, scripts, files) is data: opened on its own,
+ * it may load and run nothing. */
+#define CSP_DATA "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+void http_add_security_headers(struct MHD_Response *res, const char *ctype)
+{
+	bool html = ctype && strncmp(ctype, "text/html", 9) == 0;
+
+	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_SECURITY_POLICY, html ? CSP_DASHBOARD : CSP_DATA);
+	MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
+	/* same-origin, not no-referrer: the latter would also turn the Origin of
+	 * the dashboard's own POSTs into "null" */
+	MHD_add_response_header(res, "Referrer-Policy", "same-origin");
+}
+
 enum MHD_Result http_reply(struct http_request *req, unsigned status, const char *ctype, const void *body, size_t len)
 {
 	struct MHD_Response *res;
@@ -199,7 +221,7 @@ enum MHD_Result http_reply(struct http_request *req, unsigned status, const char
 		return MHD_NO;
 	if (ctype)
 		MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
+	http_add_security_headers(res, ctype);
 	ret = MHD_queue_response(req->conn, status, res);
 	MHD_destroy_response(res);
 	return ret;
@@ -245,6 +267,7 @@ enum MHD_Result http_reply_error_allow(struct http_request *req, const char *all
 		return MHD_NO;
 	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	MHD_add_response_header(res, MHD_HTTP_HEADER_ALLOW, allow);
+	http_add_security_headers(res, "application/json");
 	ret = MHD_queue_response(req->conn, MHD_HTTP_METHOD_NOT_ALLOWED, res);
 	MHD_destroy_response(res);
 	return ret;

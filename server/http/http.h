@@ -36,6 +36,9 @@ void http_drain(struct server *srv);
 /* Stops the daemon, waiting for requests in flight. */
 void http_stop(struct server *srv);
 
+/* Adds what every answer carries: a Content-Security-Policy (the dashboard's when ctype is HTML,
+ * "nothing may load" otherwise), X-Content-Type-Options: nosniff and a Referrer-Policy. */
+void http_add_security_headers(struct MHD_Response *res, const char *ctype);
 /* Queues a reply with the given status, content type and body (copied). */
 enum MHD_Result http_reply(struct http_request *req, unsigned status, const char *ctype, const void *body, size_t len);
 /* Queues a JSON reply; takes ownership of doc. */

@@ -2,11 +2,20 @@
  * resolved against that folder and refused if they contain "..", a hidden
  * segment or a NUL, so nothing outside it can be read. Unknown paths that
  * look like pages (no extension) get index.html, so URLs stay shareable.
+ *
+ * Caching: the chart libraries under /vendor/ are staged under names that
+ * carry their pinned version (web/CMakeLists.txt), so a name never changes
+ * content and browsers keep them a year without asking. Every other file
+ * keeps its name across releases: browsers must revalidate it (no-cache)
+ * and are answered 304 while its ETag (size and mtime) still holds.
  */
 #include "server/api/api.h"
+#include "server/http/conditional.h"
 
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,11 +57,30 @@ static int safe_path(const char *p)
 	return 1;
 }
 
+/* Versioned names only: see the top of this file. */
+static bool immutable_path(const char *rel)
+{
+	return strncmp(rel, "/vendor/", 8) == 0;
+}
+
+static void add_cache_headers(struct MHD_Response *res, const char *rel, const char *etag, const char *modified)
+{
+	if (immutable_path(rel)) {
+		MHD_add_response_header(res, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=31536000, immutable");
+		return;
+	}
+	MHD_add_response_header(res, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	MHD_add_response_header(res, MHD_HTTP_HEADER_ETAG, etag);
+	if (*modified)
+		MHD_add_response_header(res, MHD_HTTP_HEADER_LAST_MODIFIED, modified);
+}
+
 enum MHD_Result static_files_serve(struct http_request *req)
 {
-	const char *web = req->srv->web_dir, *rel = req->path;
-	char file[PATH_MAX];
+	const char *web = req->srv->web_dir, *rel = req->path, *ctype;
+	char file[PATH_MAX], etag[CONDITIONAL_ETAG_MAX], modified[CONDITIONAL_DATE_MAX];
 	struct MHD_Response *res;
+	unsigned status = MHD_HTTP_OK;
 	struct stat st;
 	enum MHD_Result ret;
 	int fd;
@@ -72,13 +100,27 @@ enum MHD_Result static_files_serve(struct http_request *req)
 		close(fd);
 		return http_reply_error(req, MHD_HTTP_NOT_FOUND, "no such file");
 	}
-	res = MHD_create_response_from_fd((uint64_t)st.st_size, fd); /* owns fd now */
+	ctype = content_type(rel);
+	conditional_etag(etag, (uint64_t)st.st_size, (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+	conditional_http_date(modified, st.st_mtim.tv_sec);
+	if (!immutable_path(rel) &&
+	    conditional_not_modified(http_header(req, MHD_HTTP_HEADER_IF_NONE_MATCH),
+				     http_header(req, MHD_HTTP_HEADER_IF_MODIFIED_SINCE), etag, st.st_mtim.tv_sec)) {
+		close(fd);
+		status = MHD_HTTP_NOT_MODIFIED;
+		res = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	} else {
+		res = MHD_create_response_from_fd((uint64_t)st.st_size, fd); /* owns fd now */
+		if (!res)
+			close(fd);
+	}
 	if (!res)
 		return MHD_NO;
-	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, content_type(rel));
-	MHD_add_response_header(res, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-	MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
-	ret = MHD_queue_response(req->conn, MHD_HTTP_OK, res);
+	if (status == MHD_HTTP_OK)
+		MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	add_cache_headers(res, rel, etag, modified);
+	http_add_security_headers(res, ctype);
+	ret = MHD_queue_response(req->conn, status, res);
 	MHD_destroy_response(res);
 	return ret;
 }

@@ -3,6 +3,7 @@ table's 404/405 answers, migrations recorded and refused when newer, the
 dashboard served, and one clear line for unusable flags, ports and paths."""
 import hashlib
 import os
+import re
 import socket
 import sqlite3
 import stat
@@ -149,7 +150,9 @@ class ServerBasics(unittest.TestCase):
             r = s.request("GET", "/")
             self.assertEqual(r.status, 200)
             self.assertIn(b"<title>schedio", r.body)
-            r = s.request("GET", "/vendor/chart.umd.min.js")
+            chart = re.search(rb'src="(/vendor/[^"]+/chart\.umd\.min\.js)"', r.body)
+            self.assertIsNotNone(chart, "index.html loads Chart.js from /vendor/")
+            r = s.request("GET", chart.group(1).decode())
             self.assertEqual(r.status, 200)
             self.assertGreater(len(r.body), 100000)
             self.assertEqual(s.request("GET", "/../../etc/passwd").status, 404)

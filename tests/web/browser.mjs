@@ -1,7 +1,8 @@
 // browser.mjs - Debian's Chromium driven by playwright-core, and the checks
-// every page test shares: no console errors, no failed requests, no response
-// over 1 MiB, every chart drawn (a Chart.js instance with data and a canvas
-// with enough painted pixels), and a screenshot in light and dark.
+// every page test shares: no console errors, no Content-Security-Policy
+// violation, no failed requests, no response over 1 MiB, every chart drawn
+// (a Chart.js instance with data and a canvas with enough painted pixels),
+// and a screenshot in light and dark.
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +24,25 @@ export async function launch() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
   });
+  // Every page reports what its CSP refused (the securitypolicyviolation
+  // event) to the watcher of that page: the server's policy (issue 19) is
+  // checked on every page every browser test opens.
+  try {
+    await ctx.exposeBinding('__schedioCspViolation', ({ page }, what) => {
+      const w = watchers.get(page);
+      if (w) w.problems.push(`CSP violation: ${what}`);
+      else console.log(`# CSP violation on a page nobody watches: ${what}`);
+    });
+    await ctx.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        window.__schedioCspViolation(`${e.effectiveDirective} refused ${e.blockedURI || '(inline)'} at ${e.sourceFile || e.documentURI}:${e.lineNumber} ${e.sample || ''}`);
+      });
+    });
+  } catch (err) {
+    await ctx.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     ctx,
     async close() {
@@ -32,10 +52,14 @@ export async function launch() {
   };
 }
 
-// Watches a page: console errors, page errors, failed or 4xx/5xx requests
-// and every response's size. allow(url) exempts expected refusals.
+// Watches a page: console errors, CSP violations, page errors, failed or
+// 4xx/5xx requests and every response's size. allow(url) exempts expected
+// refusals.
+const watchers = new WeakMap();
+
 export function watch(page, allow = () => false) {
   const w = { problems: [], sizes: [] };
+  watchers.set(page, w);
   page.on('console', (m) => {
     if (m.type() === 'error' && !allow(m.location().url || '', m.text())) w.problems.push(`console error: ${m.text()} (${m.location().url})`);
   });

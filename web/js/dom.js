@@ -54,8 +54,18 @@ export function section(title, ...extra) {
 // A canvas in a fixed-height box: Chart.js sizes itself to the box.
 export function chartBox(label, height = 240) {
   const canvas = h('canvas', { role: 'img', 'aria-label': label });
-  const box = h('div', { class: 'chart-box', style: `height:${height}px` }, canvas);
+  const box = h('div', { class: 'chart-box' }, canvas);
+  // through the CSSOM: the server's CSP (style-src 'self') refuses a style attribute
+  box.style.height = `${height}px`;
   return { box, canvas };
+}
+
+// A wrapper that scrolls a wide table sideways, for a table with nothing
+// focusable in it: a keyboard user scrolls it by focusing the wrapper, which
+// is named (label) so a screen reader says what got focus. A table with
+// buttons or links needs no such stop: focusing those scrolls it.
+export function scrollRegion(label, ...children) {
+  return h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': label }, ...children);
 }
 
 // Runs the async fn; if it fails, the failure is shown in target instead

@@ -7,7 +7,7 @@
 // nothing in the range says so instead of drawing an empty chart.
 import * as api from '../api.js';
 import * as fmt from '../format.js';
-import { h, fill, empty, section, chartBox, guard } from '../dom.js';
+import { h, fill, empty, section, chartBox, guard, scrollRegion } from '../dom.js';
 import { dataTable } from '../table.js';
 import { timeSeriesConfig, pointsOf } from '../charts/timeseries.js';
 import { timelineConfig } from '../charts/timeline.js';
@@ -48,7 +48,7 @@ function drawSchedulers(ctx, p, resp, range) {
       h('td', { class: 'wrap exit-message' }, e.message ? h('code', {}, e.message) : '–'));
   });
   const list = exits.length
-    ? h('div', { class: 'table-wrap' }, h('table', { class: 'data', id: 'health-exits' },
+    ? scrollRegion('sched_ext exits', h('table', { class: 'data', id: 'health-exits' },
       h('caption', {}, 'Every exit of a sched_ext scheduler in the range, oldest first: the kernel\'s exit kind, reason and message'),
       h('thead', {}, h('tr', {}, ['Time', 'Scheduler', 'Exit', 'Reason', 'Message'].map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', {}, rows)))
@@ -72,7 +72,7 @@ function drawEvents(ctx, p, resp, range) {
   const drawn = [...busy, ...times];
   const box = chartBox(`sched_ext event counters per second over time: ${busy.map((s) => s.name).join(', ')}${times.length ? `; time per second (right axis): ${times.map((s) => s.name).join(', ')}` : ''}`, 220);
   const nsPerSec = (v) => `${fmt.ns(v)}/s`;
-  const table = h('div', { class: 'table-wrap' }, h('table', { class: 'data compact', id: 'health-events-table' },
+  const table = scrollRegion('sched_ext event counters', h('table', { class: 'data compact', id: 'health-events-table' },
     h('caption', {}, 'sched_ext event counters over the range (the kernel\'s counts, and time for a *_duration counter; nr_rejected: tasks the scheduler refused)'),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Counter'), h('th', { scope: 'col', class: 'num' }, 'Total'),
       h('th', { scope: 'col', class: 'num' }, 'Peak rate'))),
@@ -145,7 +145,7 @@ function drawAgent(ctx, p, resp, range) {
   const fig = (k, title, have) => (have ? h('figure', { class: 'panel' }, h('figcaption', {}, title), boxes[k].box) : null);
   const perSecOf = (ns) => (a.bpfWallS ? ns / a.bpfWallS : null);
   const table = progs.length
-    ? h('div', { class: 'table-wrap' }, h('table', { class: 'data compact', id: 'health-bpf-table' },
+    ? scrollRegion('Agent BPF programs', h('table', { class: 'data compact', id: 'health-bpf-table' },
       h('caption', {}, 'The agent\'s BPF programs over the range (counted while run-time statistics were on, scaled to the whole interval)'),
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Program'), h('th', { scope: 'col', class: 'num' }, 'Runs'),
         h('th', { scope: 'col', class: 'num' }, 'Run time'), h('th', { scope: 'col', class: 'num' }, 'Per run'),

@@ -6,7 +6,7 @@
 // and the submissions themselves for download. ?model=ID picks a model.
 import * as api from '../api.js';
 import * as fmt from '../format.js';
-import { h, fill, loading, empty, failure, section, chartBox, guard } from '../dom.js';
+import { h, fill, loading, empty, failure, section, chartBox, guard, scrollRegion } from '../dom.js';
 import { dataTable } from '../table.js';
 import { copyButton, copyBlock } from '../copy.js';
 import { barsConfig } from '../charts/bars.js';
@@ -224,7 +224,7 @@ function recommendationSection(pg, setSolutions) {
         PARAMS.map(([part, key, label, f]) => h('tr', {}, h('th', { scope: 'row' }, `${key} `, h('span', { class: 'muted' }, label)),
           names.map((s) => cell(rec, s, part, key, f)))),
         h('tr', {}, h('th', { scope: 'row' }, 'submissions'), names.map((s) => h('td', { class: 'num' }, fmt.count(rec[s].submissions))))));
-    fill(sec.body, h('div', { class: 'table-wrap' }, table));
+    fill(sec.body, scrollRegion('Recommended io.cost configuration', table));
     setSolutions(names);
   }
   return { sec, draw };
