@@ -1,7 +1,9 @@
 /* cmd_compare.c - `schedio compare --a SEL --b SEL`: is arm A's runqueue
  * latency better, worse or no different than arm B's (GET /api/v1/compare)?
- * Prints both arms, the ratio with its 95% interval and the verdict in one
- * table (--json: the server's answer as it came), and exits with the verdict
+ * Prints both arms, each arm's hosts by value (so outliers show; a big arm
+ * as its lowest and highest few and its median), the ratio with its 95%
+ * interval and the verdict in one table (--json: the server's answer as it
+ * came), and exits with the verdict
  * so a scheduler's CI job can gate on it:
  *   0 better or no_difference, 1 worse, 2 inconclusive,
  *   3 no answer (the server refused the query, or could not be reached),
@@ -25,7 +27,9 @@
 #include "common/cli.h"
 
 #define PROG "schedio compare"
-#define SEL_MAX 4096 /* the server's limit of a selector */
+#define SEL_MAX 4096    /* the server's limit of a selector */
+#define PER_HOST_ALL 12 /* an arm of at most this many hosts is listed whole, */
+#define PER_HOST_EDGE 5 /* else its lowest and highest this many and its median */
 
 enum {
 	EXIT_BETTER_OR_SAME = 0,
@@ -301,6 +305,108 @@ static void print_arm(const char *name, const cJSON *arm)
 	       num(arm, "samples"), latency(num(arm, "value_ns"), value, sizeof(value)));
 }
 
+/* One host of an arm: its id and its value (< 0 when it has none). */
+struct host_value {
+	const char *id;
+	double ns;
+};
+
+/* Low to high, hosts without a value last, equal values by host id (the same answer prints the same). */
+static int by_value(const void *x, const void *y)
+{
+	const struct host_value *a = x, *b = y;
+
+	if ((a->ns < 0) != (b->ns < 0))
+		return a->ns < 0 ? 1 : -1;
+	if (a->ns != b->ns)
+		return a->ns < b->ns ? -1 : 1;
+	return strcmp(a->id, b->id);
+}
+
+/* Where the arm's median med lies in v[0..known) (sorted, all with a value):
+ * the host whose value it is (the one nearest the middle when several share
+ * it), or the two it lies between (an even count: the mean of the middle
+ * two). *lo = *hi = n when there is no median. */
+static size_t distance(size_t i, size_t j)
+{
+	return i > j ? i - j : j - i;
+}
+
+static void median_marks(const struct host_value *v, size_t known, size_t n, double med, size_t *lo, size_t *hi)
+{
+	size_t mid = known ? (known - 1) / 2 : 0, i;
+
+	*lo = *hi = n;
+	if (!known || med < 0)
+		return;
+	/* the server's median is one host's value or the mean of two, sent as
+	 * the same doubles: an exact match is the host it is */
+	for (i = 0; i < known; i++)
+		if (v[i].ns == med && (*lo == n || distance(i, mid) < distance(*lo, mid)))
+			*lo = *hi = i;
+	if (*lo < n)
+		return;
+	i = 0;
+	while (i < known && v[i].ns < med)
+		i++;
+	if (i > 0 && i < known) {
+		*lo = i - 1;
+		*hi = i;
+	}
+}
+
+static void print_host(const struct host_value *h, bool median, double med)
+{
+	char value[32], vs[16] = "";
+
+	if (h->ns >= 0 && med > 0)
+		snprintf(vs, sizeof(vs), "x%.2f", h->ns / med);
+	printf("   %c %-32s %12s  %s\n", median ? '*' : ' ', h->id, latency(h->ns, value, sizeof(value)), vs);
+}
+
+/* An arm's hosts low to high, the median marked; a big arm elided to its
+ * ends and its median, since the outliers are at the ends. */
+static void print_per_host(const char *name, const cJSON *arm)
+{
+	const cJSON *per = cJSON_GetObjectItemCaseSensitive(arm, "per_host"), *p;
+	double med = num(arm, "value_ns");
+	size_t n = (size_t)cJSON_GetArraySize(per), known = 0, lo, hi, skipped = 0, k = 0;
+	struct host_value *v;
+
+	if (!n) {
+		printf("%s  no host\n", name);
+		return;
+	}
+	v = calloc(n, sizeof(*v));
+	if (!v) {
+		printf("%s  %zu hosts (no memory to list them)\n", name, n);
+		return;
+	}
+	cJSON_ArrayForEach(p, per)
+	{
+		v[k].id = str(p, "host_id") ? str(p, "host_id") : "?";
+		v[k].ns = num(p, "value_ns");
+		known += v[k].ns >= 0;
+		k++;
+	}
+	qsort(v, n, sizeof(*v), by_value);
+	median_marks(v, known, n, med, &lo, &hi);
+	printf("%s  %zu host%s\n", name, n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		bool mark = i == lo || i == hi;
+
+		if (n <= PER_HOST_ALL || mark || i < PER_HOST_EDGE || i >= n - PER_HOST_EDGE) {
+			if (skipped)
+				printf("     ... %zu more host%s ...\n", skipped, skipped == 1 ? "" : "s");
+			skipped = 0;
+			print_host(&v[i], mark, med);
+		} else {
+			skipped++;
+		}
+	}
+	free(v);
+}
+
 static void print_table(const cJSON *doc)
 {
 	const cJSON *ci = cJSON_GetObjectItemCaseSensitive(doc, "ci");
@@ -316,6 +422,12 @@ static void print_table(const cJSON *doc)
 	printf("%-4s %-30s %-42s  %6s %12s %12s\n", "ARM", "SELECTOR", "WINDOW (UTC)", "HOSTS", "SAMPLES", head);
 	print_arm("A", cJSON_GetObjectItemCaseSensitive(doc, "a"));
 	print_arm("B", cJSON_GetObjectItemCaseSensitive(doc, "b"));
+	printf(
+	    "\neach host's %s, low to high (* the arm's median, or the two it lies between; x: the host's value over "
+	    "that median)\n",
+	    head);
+	print_per_host("A", cJSON_GetObjectItemCaseSensitive(doc, "a"));
+	print_per_host("B", cJSON_GetObjectItemCaseSensitive(doc, "b"));
 	printf("\n");
 	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(doc, "ratio")) && cJSON_GetArraySize(ci) == 2)
 		printf("ratio A/B  %.3f   95%% interval %.3f .. %.3f%s\n", num(doc, "ratio"),

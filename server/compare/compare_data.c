@@ -15,6 +15,10 @@
  * report gives each scheduler exactly its samples. Cgroup histograms are not
  * split by scheduler: with cgroup and sched, a report counts only when the
  * selected scheduler ran all of its samples.
+ *
+ * A cgroup comparison decodes every row's per-cgroup blob; with several hosts
+ * that is shared with decoder threads (compare_decode.h), one per core but
+ * the caller's, the caller reading the rows and decoding its share of them.
  */
 #include "server/compare/compare_data.h"
 
@@ -23,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "server/compare/compare_decode.h"
 #include "server/series/query.h"
 #include "server/series/runqlat_set.h"
 
@@ -53,7 +59,10 @@ struct scan_ctx {
 	size_t cglen;
 	struct runqlat_hist *row_cgroup; /* the current row's cgroup samples, decoded once for all arms */
 	bool row_decoded;
+	struct compare_decode *decode; /* decoders for the other threads' hosts (NULL: all here) */
 };
+
+#define DECODERS_MAX 3 /* threads besides the caller's decoding a cgroup comparison's rows */
 
 __attribute__((format(printf, 4, 5))) static int fail(int rc, char *err, size_t errlen, const char *fmt, ...)
 {
@@ -223,29 +232,51 @@ static int ran_all(const struct compare_select *sel, const struct store_row *r, 
 	return rc;
 }
 
-static int add_cgroup(struct scan_ctx *c, const struct compare_select *sel, struct runqlat_hist *acc,
-		      const struct store_row *r)
+/* The row's cgroup samples into each arm that takes them: decoded here once for them all, or handed to
+ * the decoder of the row's host. */
+static int add_cgroup_row(struct scan_ctx *c, long i, const struct store_row *r)
 {
-	bool all = true;
+	struct runqlat_hist *dst[COMPARE_DECODE_MAX_DST];
+	bool decoder = compare_decode_takes(c->decode, (size_t)i);
+	size_t nd = 0;
 	int rc;
 
-	if (!r->series)
-		return 0;
-	if (*sel->sched && ((rc = ran_all(sel, r, &all)) || !all))
-		return rc;
-	/* The series blob holds every cgroup and CPU of the report: decoding it is most of a cgroup
-	 * comparison's time, so arms sharing the window share the decode. */
-	if (!c->row_decoded) {
-		memset(&c->row_cgroup->hist, 0, sizeof(c->row_cgroup->hist));
-		c->row_decoded = true;
-		rc = runqlat_hist_add_blob(c->row_cgroup, r->series, r->series_len, want_cgroup, c);
-		if (rc) { /* a corrupt blob counts for no arm */
-			memset(&c->row_cgroup->hist, 0, sizeof(c->row_cgroup->hist));
-			return rc;
+	for (size_t k = 0; k < c->n; k++) {
+		struct arm_state *a = c->arms[k];
+		const struct compare_select *sel = a->arm->sel;
+		bool all = true;
+
+		if (!a->selected[i] || !compare_select_kernel_matches(sel, r->kernel))
+			continue;
+		if (!a->acc[i] && !(a->acc[i] = calloc(1, sizeof(**a->acc))))
+			return -ENOMEM;
+		if (!r->series)
+			continue;
+		/* a corrupt host_hist counts for no arm, as every other reader leaves it out */
+		if (*sel->sched && ((rc = ran_all(sel, r, &all)) || !all)) {
+			if (rc == -ENOMEM)
+				return rc;
+			continue;
 		}
+		if (decoder) { /* c->n <= COMPARE_DECODE_MAX_DST when there are decoders */
+			dst[nd++] = a->acc[i];
+			continue;
+		}
+		/* The series blob holds every cgroup and CPU of the report: decoding it is most of a cgroup
+		 * comparison's time, so arms sharing the window share the decode. */
+		if (!c->row_decoded) {
+			memset(&c->row_cgroup->hist, 0, sizeof(c->row_cgroup->hist));
+			c->row_decoded = true;
+			rc = runqlat_hist_add_blob(c->row_cgroup, r->series, r->series_len, want_cgroup, c);
+			if (rc) { /* a corrupt blob counts for no arm */
+				memset(&c->row_cgroup->hist, 0, sizeof(c->row_cgroup->hist));
+				if (rc == -ENOMEM)
+					return rc;
+			}
+		}
+		runqlat_hist_add(a->acc[i], c->row_cgroup);
 	}
-	runqlat_hist_add(acc, c->row_cgroup);
-	return 0;
+	return nd ? compare_decode_push(c->decode, (size_t)i, r->series, r->series_len, dst, nd) : 0;
 }
 
 static int on_row(void *arg, const struct store_row *r)
@@ -256,6 +287,8 @@ static int on_row(void *arg, const struct store_row *r)
 	if (i < 0 || !r->host_hist)
 		return 0;
 	c->row_decoded = false;
+	if (c->cgroup)
+		return add_cgroup_row(c, i, r);
 	for (size_t k = 0; k < c->n; k++) {
 		struct arm_state *a = c->arms[k];
 		const struct compare_select *sel = a->arm->sel;
@@ -265,7 +298,7 @@ static int on_row(void *arg, const struct store_row *r)
 			continue;
 		if (!a->acc[i] && !(a->acc[i] = calloc(1, sizeof(**a->acc))))
 			return -ENOMEM;
-		rc = c->cgroup ? add_cgroup(c, sel, a->acc[i], r) : add_host(sel, a->acc[i], r);
+		rc = add_host(sel, a->acc[i], r);
 		/* A corrupt blob is left out, as every other reader leaves it out. */
 		if (rc == -ENOMEM)
 			return rc;
@@ -327,7 +360,7 @@ static int scan_group(struct server *srv, struct store *st, const struct host_ta
 	};
 	int64_t only = -1;
 	size_t hosts = 0;
-	int rc;
+	int rc, drc;
 
 	for (size_t i = 0; i < tab->n; i++)
 		for (size_t k = 0; k < n; k++)
@@ -340,9 +373,17 @@ static int scan_group(struct server *srv, struct store *st, const struct host_ta
 		return 0;
 	if (cgroup && !(c.row_cgroup = calloc(1, sizeof(*c.row_cgroup))))
 		return -ENOMEM;
+	if (cgroup && hosts > 1 && n <= COMPARE_DECODE_MAX_DST) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		c.decode = compare_decode_start(
+		    cpus > 1 ? (unsigned)(cpus - 1 < DECODERS_MAX ? cpus - 1 : DECODERS_MAX) : 0, want_cgroup, &c);
+	}
 	rc = scan_window(srv, st, hosts == 1 ? only : -1, group[0]->arm->from, group[0]->arm->to, !cgroup, on_row, &c);
+	/* every row handed to a decoder is added before the arms are read */
+	drc = compare_decode_finish(c.decode);
 	free(c.row_cgroup);
-	return rc;
+	return rc ? rc : drc;
 }
 
 static int cmp_host_id(const void *a, const void *b)

@@ -104,6 +104,33 @@ void runqlat_set_encode(const struct runqlat_set *s, struct blob *out)
 			encode_hist(out, s->v[i]);
 }
 
+/* Reads one varint as blob_get_u64 does (at most 10 bytes, the bits past 64
+ * dropped), advancing *p; false when it is truncated or overlong. Inline,
+ * with one byte first: the buckets are two varints each, nearly always of one
+ * byte, and walking them is most of a blob's decoding. */
+static inline bool get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *q = *p;
+	uint64_t x = 0;
+
+	if (q < end && *q < 0x80) {
+		*v = *q;
+		*p = q + 1;
+		return true;
+	}
+	for (unsigned shift = 0; shift < 64 && q < end; shift += 7) {
+		uint8_t c = *q++;
+
+		x |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*v = x;
+			*p = q;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Walks a blob; for each wanted series, target(kind, key) says where to add it. */
 static int rq_walk(const void *p, size_t len, runqlat_filter_fn want, void *arg,
 		   struct runqlat_hist *(*target)(void *ctx, uint8_t kind, const char *key, size_t keylen), void *ctx)
@@ -144,9 +171,18 @@ static int rq_walk(const void *p, size_t len, runqlat_filter_fn want, void *arg,
 			hist_add_totals(&h->hist, count, sum, max);
 		}
 		for (uint64_t b = 0; b < nb; b++) {
-			uint64_t gap = blob_get_u64(&r), c = blob_get_u64(&r);
+			uint64_t gap, c;
 
-			if (r.bad || gap >= HIST_BUCKETS || idx + 1 + (int64_t)gap >= HIST_BUCKETS)
+			/* the usual bucket: a gap and a count of one byte each, well inside the histogram */
+			if (r.end - r.p >= 2 && (r.p[0] | r.p[1]) < 0x80 && idx + 1 + r.p[0] < HIST_BUCKETS) {
+				idx += 1 + r.p[0];
+				if (h)
+					h->hist.buckets[idx] += r.p[1];
+				r.p += 2;
+				continue;
+			}
+			if (!get_varint(&r.p, r.end, &gap) || !get_varint(&r.p, r.end, &c) || gap >= HIST_BUCKETS ||
+			    idx + 1 + (int64_t)gap >= HIST_BUCKETS)
 				goto bad;
 			idx += 1 + (int64_t)gap;
 			if (h)

@@ -21,10 +21,14 @@ the median over its hosts, the ratio, and the verdicts
   thresholds, reversed or empty windows; an arm with no hosts is 200 and
   inconclusive with the reason;
 - the CLI's table, --json and exit statuses (0 better/no_difference, 1
-  worse, 2 inconclusive, 3 no answer, 4 usage)."""
+  worse, 2 inconclusive, 3 no answer, 4 usage); the table lists each arm's
+  hosts low to high with their values, the median marked (the host it is, or
+  the two it lies between), a big arm cut to its 5 lowest, its median and its
+  5 highest, checked against the --json answer to the same query."""
 import json
 import math
 import random
+import re
 import statistics
 import unittest
 import urllib.parse
@@ -152,6 +156,38 @@ class Fleet:
             g = ops or kernel_class(kernel)
             t[g] = add(t.get(g, {}), counts)
         return work, oth, split
+
+
+def latency_text(ns):
+    """A latency as the CLI prints it."""
+    if ns is None:
+        return "-"
+    for limit, div, fmt, unit in ((1e3, 1, "%.0f", "ns"), (1e6, 1e3, "%.1f", "us"), (1e9, 1e6, "%.2f", "ms")):
+        if ns < limit:
+            return f"{fmt % (ns / div)} {unit}"
+    return f"{ns / 1e9:.2f} s"
+
+
+def cli_per_host(out):
+    """The CLI's per-host listing: {arm: (hosts, [(marked, host_id, value, vs) | ("...", skipped)])}."""
+    lines = out.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith("each host's "))
+    arms, cur = {}, None
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        m = re.fullmatch(r"([AB])  (?:(\d+) hosts?|no host)", line)
+        if m:
+            cur = arms[m.group(1)] = (int(m.group(2) or 0), [])
+            continue
+        m = re.fullmatch(r"     \.\.\. (\d+) more hosts? \.\.\.", line)
+        if m:
+            cur[1].append(("...", int(m.group(1))))
+            continue
+        m = re.fullmatch(r"   ([* ]) (\S+) +(-|\d+(?:\.\d+)? (?:ns|us|ms|s))  (x\d+\.\d\d)?", line)
+        assert m, f"unexpected per-host line {line!r} in:\n{out}"
+        cur[1].append((m.group(1) == "*", m.group(2), m.group(3), m.group(4)))
+    return arms
 
 
 class Compare(unittest.TestCase):
@@ -428,6 +464,40 @@ class Compare(unittest.TestCase):
     def cli(self, *args):
         return run([binary("schedio"), "compare", "--server", self.srv.url, *args])
 
+    def expect_cli_hosts(self, out, doc, name, marks):
+        """Checks the CLI's listing of arm name against the --json answer doc: every host (or, past 12, the 5
+        lowest, the median and the 5 highest, with the count of those left out) low to high (equal values by host
+        id) with its value and its value over the median, and marks (1 or 2) hosts marked that hold or bracket
+        the arm's median."""
+        arm = doc[name.lower()]
+        hosts, rows = cli_per_host(out)[name]
+        self.assertEqual(hosts, arm["hosts"], out)
+        want = sorted(arm["per_host"], key=lambda p: (p["value_ns"], p["host_id"]))
+        values = {p["host_id"]: p["value_ns"] for p in want}
+        shown = [r for r in rows if r[0] != "..."]
+        self.assertEqual(len(shown) + sum(r[1] for r in rows if r[0] == "..."), len(want), out)
+        self.assertEqual(len(set(r[1] for r in shown)), len(shown), "each host once")
+        med = arm["value_ns"]
+        for marked, host, value, vs in shown:
+            self.assertEqual(value, latency_text(values[host]), host)
+            self.assertEqual(vs, f"x{values[host] / med:.2f}", host)
+        # low to high (equal values by host id), the ends are the arm's ends
+        got = [r[1] for r in shown]
+        self.assertEqual(got, sorted(got, key=lambda h: (values[h], h)), out)
+        if len(want) > 12:
+            self.assertEqual(got[:5], [p["host_id"] for p in want[:5]], "the 5 lowest first")
+            self.assertEqual(got[-5:], [p["host_id"] for p in want[-5:]], "the 5 highest last")
+        else:
+            self.assertEqual(len(shown), len(want), "a small arm is listed whole")
+        marked = [values[r[1]] for r in shown if r[0]]
+        self.assertEqual(len(marked), marks, out)
+        if marks == 1:
+            self.assertEqual(marked[0], med, "the marked host's value is the arm's median")
+        else:
+            self.assertTrue(marked[0] < med < marked[1], (marked, med))
+            self.assertEqual(sum(1 for v in values.values() if marked[0] < v < marked[1]), 0,
+                             "the two marked are neighbours around the median")
+
     def test_cli_prints_a_table_and_exits_with_the_verdict(self):
         frm, to = (str(x) for x in self.window("ab"))
         r = self.cli("--a", "sched=scx_fifo", "--b", "sched=eevdf", "--from", frm, "--to", to)
@@ -435,6 +505,7 @@ class Compare(unittest.TestCase):
         self.assertIn("verdict    worse", r.stdout)
         self.assertRegex(r.stdout, r"A\s+sched=scx_fifo\s+.*\s9\s")
         self.assertIn("ratio A/B", r.stdout)
+        table = r.stdout
         r = self.cli("--a", "sched=eevdf", "--b", "sched=scx_fifo", "--from", frm, "--to", to, "--metric", "p50")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("verdict    better", r.stdout)
@@ -444,6 +515,11 @@ class Compare(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stderr)
         doc = json.loads(r.stdout)
         self.assertEqual((doc["verdict"], doc["a"]["hosts"]), ("worse", 9))
+        # the table's hosts are the answer's: 9 a side, each listed with its p99, the median host marked
+        self.assertIn("each host's P99, low to high", table)
+        self.expect_cli_hosts(table, doc, "A", marks=1)
+        self.expect_cli_hosts(table, doc, "B", marks=1)
+        self.assertLess(table.index("each host's"), table.index("verdict    worse"), "the hosts come before the verdict")
         # no_difference: 0; inconclusive: 2
         f2, t2 = (str(x) for x in self.window("aa_tight"))
         r = self.cli("--a", "kernel=6.9.0-tt1", "--b", "kernel=6.9.0-tt2", "--from", f2, "--to", t2)
@@ -459,6 +535,28 @@ class Compare(unittest.TestCase):
                      "--b-from", bf, "--b-to", bt)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("paired", r.stdout)
+        # 6 hosts an arm: the median lies between the middle two, both marked
+        j = self.cli("--a", "kernel=6.8.0-ba", "--b", "kernel=6.8.0-ba", "--a-from", af, "--a-to", at,
+                     "--b-from", bf, "--b-to", bt, "--json")
+        self.assertEqual(j.returncode, 0, j.stderr)
+        self.expect_cli_hosts(r.stdout, json.loads(j.stdout), "A", marks=2)
+        self.expect_cli_hosts(r.stdout, json.loads(j.stdout), "B", marks=2)
+        # a big arm (every 6.x host of the test, over 12) is cut to its ends and its median; an arm with no
+        # host says so
+        wf, wt = str(self.t["ab"] - 5 * MIN), str(self.t["labels"] + 5 * MIN)
+        r = self.cli("--a", "kernel=6", "--b", "kernel=5", "--metric", "p50", "--from", wf, "--to", wt)
+        j = self.cli("--a", "kernel=6", "--b", "kernel=5", "--metric", "p50", "--from", wf, "--to", wt, "--json")
+        self.assertEqual(r.returncode, j.returncode, r.stderr + j.stderr)
+        big = json.loads(j.stdout)
+        self.assertGreater(big["a"]["hosts"], 12)
+        # one host marked when the median is a host's value (several hosts can share a bucket's value), else two
+        marks = {arm: 1 if big[arm]["value_ns"] in {p["value_ns"] for p in big[arm]["per_host"]} else 2
+                 for arm in ("a", "b")}
+        self.expect_cli_hosts(r.stdout, big, "A", marks=marks["a"])
+        self.assertEqual(len([x for x in cli_per_host(r.stdout)["A"][1] if x[0] != "..."]), 10 + marks["a"])
+        self.expect_cli_hosts(r.stdout, big, "B", marks=marks["b"])
+        r = self.cli("--a", "sched=scx_nothing", "--b", "sched=eevdf", "--from", frm, "--to", to)
+        self.assertEqual(cli_per_host(r.stdout)["A"], (0, []), r.stdout)
         # --range: the last 2 hours holds every window
         r = self.cli("--a", "sched=scx_fifo", "--b", "sched=eevdf", "--range", "2h", "--json")
         self.assertEqual(r.returncode, 1, r.stderr)

@@ -11,8 +11,11 @@
 // fleet page's scheduler split links to the page with that scheduler as arm
 // A. When the server has saved experiments (POST/GET /api/v1/experiments),
 // one is saved with an admin token (a wrong token is refused in words) and
-// listed with its verdict. No console error or failed request throughout;
-// screenshots in light and dark.
+// listed with its verdict. A second one is deleted from the list after its
+// confirmation (cancel keeps it, a token of another scope is refused in words,
+// the admin token deletes it and only it), and one deleted behind the page's
+// back answers 404 in words and leaves the list. No console error or failed
+// request throughout; screenshots in light and dark.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { startServer, postReport, BIN } from './fixture.mjs';
@@ -130,7 +133,9 @@ try {
 
   const page = await browser.ctx.newPage();
   // without saved experiments on this server its list answers 404; a wrong token is refused on purpose
-  const w = watch(page, (u, why) => u.includes('/api/v1/experiments') && (!hasSaved || /40[13]/.test(why)));
+  // (and deleting one already gone answers 404 on purpose)
+  const w = watch(page, (u, why) => u.includes('/api/v1/experiments') &&
+    (!hasSaved || /40[13]/.test(why) || (/\/api\/v1\/experiments\/\d+/.test(u) && /404/.test(why))));
 
   // the builder offers what the fleet has
   await open(page, `${srv.url}/experiments?range=1h&refresh=0`);
@@ -269,6 +274,66 @@ try {
     t.ok(back.get('a') === 'sched=scx_fifo' && back.get('b') === 'sched=eevdf' && back.get('range') === '1h', `the saved name opens its comparison (${new URL(page.url()).search})`);
     t.ok(await page.locator('.verdict-line .badge.verdict').getAttribute('data-verdict') === 'worse', 'with its verdict');
     await screenshot(page, 'experiments-saved-light');
+
+    // deleting one: a second saved, then deleted from the list after its confirmation
+    const adminTok = tok.stdout.trim().split('\n').pop().trim();
+    const savedRows = () => page.locator('table.data').last().locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.cells[0].textContent));
+    await page.fill('#save-name', 'to delete');
+    await page.fill('#save-token', adminTok);
+    await page.click('#save');
+    await page.waitForSelector('#save-msg.ok');
+    t.ok((await savedRows()).sort().join('|') === 'fifo vs eevdf|to delete', `a second experiment is listed (${await savedRows()})`);
+    const delBtn = page.locator('button.delete-experiment[aria-label="Delete the experiment to delete"]');
+    t.ok(await delBtn.count() === 1 && await page.locator('button.delete-experiment').count() === 2, 'each listed experiment has a delete button');
+    t.ok(!(await page.isVisible('#delete-confirm')), 'no confirmation is asked before a delete button is pressed');
+    await delBtn.click();
+    t.ok(await page.isVisible('#delete-confirm') && /"to delete"/.test(await page.textContent('#delete-what')),
+      `pressing it asks for a confirmation naming the experiment ("${await page.textContent('#delete-what')}")`);
+    t.ok(await page.inputValue('#delete-token') === adminTok, 'the admin token typed for saving is offered for deleting');
+    await page.click('#delete-no');
+    const kept = (await (await fetch(`${srv.url}/api/v1/experiments`)).json()).experiments.map((e) => e.name);
+    t.ok(!(await page.isVisible('#delete-confirm')) && kept.length === 2 && (await savedRows()).length === 2, `cancel deletes nothing (server keeps ${kept})`);
+    // a token of another scope is refused in words, and nothing is deleted
+    const ing = spawnSync(path.join(BIN, 'schedio-server'), ['token', 'add', '--db', srv.db, '--scope', 'ingest', 'web-tests-ingest'], { encoding: 'utf8' });
+    t.ok(ing.status === 0, `an ingest token is made (${ing.stderr})`);
+    await delBtn.click();
+    await page.fill('#delete-token', ing.stdout.trim().split('\n').pop().trim());
+    await page.click('#delete-yes');
+    await page.waitForSelector('#delete-msg.error');
+    const refused = await page.textContent('#delete-msg');
+    t.ok(/HTTP 403/.test(refused) && /not of scope admin/.test(refused), `a token of scope ingest is refused in words ("${refused}")`);
+    t.ok((await savedRows()).length === 2 && (await (await fetch(`${srv.url}/api/v1/experiments`)).json()).experiments.length === 2, 'and nothing is deleted');
+    // the admin token deletes it, and only it
+    await page.fill('#delete-token', adminTok);
+    await page.click('#delete-yes');
+    await page.waitForSelector('#delete-msg.ok');
+    t.ok(/Deleted "to delete"/.test(await page.textContent('#delete-msg')), `the deletion is confirmed in words ("${await page.textContent('#delete-msg')}")`);
+    const left = await savedRows();
+    t.ok(left.length === 1 && left[0] === 'fifo vs eevdf' && !(await page.isVisible('#delete-confirm')), `it leaves the list, the other stays (${left})`);
+    const onServer = (await (await fetch(`${srv.url}/api/v1/experiments`)).json()).experiments.map((e) => e.name);
+    t.ok(onServer.length === 1 && onServer[0] === 'fifo vs eevdf', `the server keeps only the other (${onServer})`);
+    // one deleted behind the page's back: 404 in words, and it leaves the list
+    const post = await fetch(`${srv.url}/api/v1/experiments`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminTok}` },
+      body: JSON.stringify({ name: 'gone meanwhile', a: 'sched=eevdf', b: 'sched=scx_fifo', metric: 'p50', threshold: 0.05, cgroup: null, window: { last_hours: 1 } }),
+    });
+    const gone = await post.json();
+    t.ok(post.status === 201 && gone.id > 0, `another is saved through the API (HTTP ${post.status}, #${gone.id})`);
+    await open(page, page.url());
+    await settled(page);
+    t.ok((await savedRows()).includes('gone meanwhile'), 'and listed');
+    const del = await fetch(`${srv.url}/api/v1/experiments/${gone.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${adminTok}` } });
+    t.ok(del.status === 204, `and deleted through the API behind the page's back (HTTP ${del.status})`);
+    await page.locator('button.delete-experiment[aria-label="Delete the experiment gone meanwhile"]').click();
+    await page.fill('#delete-token', adminTok);
+    await page.click('#delete-yes');
+    await page.waitForSelector('#delete-msg.error');
+    const stale = await page.textContent('#delete-msg');
+    t.ok(/HTTP 404/.test(stale) && /deleted already/.test(stale), `deleting it from the page says it was gone already ("${stale}")`);
+    await page.waitForFunction(() => ![...document.querySelectorAll('table.data')].pop().textContent.includes('gone meanwhile'));
+    const after = await savedRows();
+    t.ok(after.length === 1 && after[0] === 'fifo vs eevdf', `and the list is read again without it (${after})`);
+    await screenshot(page, 'experiments-deleted-light');
   } else {
     console.log('# SKIP saved experiments: this server has no /api/v1/experiments (branch experiments not merged)');
     t.ok(await page.locator('text=This server does not keep saved experiments.').count() === 1, 'the page says the server keeps no saved experiments');

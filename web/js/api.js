@@ -71,26 +71,30 @@ export const fleetHealth = (params, signal) => getJson('/api/v1/fleet/health', p
 // Issue 15: is arm A better than B? params: {a, b, metric, from, to,
 // a_from, a_to, b_from, b_to, cgroup, threshold} (schema/openapi.yaml).
 export const compare = (params, signal) => getJson('/api/v1/compare', params, signal);
-// Saved experiments: the list with each one's verdict computed now, and one
-// saved (POST, a token of scope admin). saveExperiment resolves {status, body}
-// for any HTTP answer, so the page can say why the server refused.
+// Saved experiments: the list with each one's verdict computed now, one
+// saved (POST) and one deleted (DELETE), both with a token of scope admin.
+// saveExperiment and deleteExperiment resolve {status, body} for any HTTP
+// answer (body {} when there is none, as for 204), so the page can say why
+// the server refused.
 export const experiments = (signal) => getJson('/api/v1/experiments', null, signal);
-export async function saveExperiment(definition, token) {
+async function adminSend(method, path, token, payload) {
   let res;
   try {
-    res = await fetch('/api/v1/experiments', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(definition),
+    res = await fetch(path, {
+      method,
+      headers: { Accept: 'application/json', ...(payload ? { 'Content-Type': 'application/json' } : {}), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: payload ? JSON.stringify(payload) : undefined,
     });
   } catch {
     throw new ApiError(0, 'the server cannot be reached');
   }
   const text = await res.text();
-  let body;
-  try { body = JSON.parse(text); } catch { body = { error: text }; }
+  let body = {};
+  if (text) try { body = JSON.parse(text); } catch { body = { error: text }; }
   return { status: res.status, body };
 }
+export const saveExperiment = (definition, token) => adminSend('POST', '/api/v1/experiments', token, definition);
+export const deleteExperiment = (id, token) => adminSend('DELETE', `/api/v1/experiments/${enc(id)}`, token, null);
 // params: {q, limit, offset}; answers {models, total, next_offset} (next_offset null on the last page).
 export const ssdModels = (params, signal) => getJson('/api/v1/ssd/models', params, signal);
 export const ssdModel = (id, fwrev, signal) => getJson(`/api/v1/ssd/models/${enc(id)}`, { fwrev }, signal);

@@ -20,7 +20,9 @@
 // threshold, cgroup, win=split with a_from/a_to/b_from/b_to, else the range
 // picker's range or from/to), so a link reproduces it. It can be saved under
 // a name (POST /api/v1/experiments, an admin token) and the saved ones are
-// listed with their verdicts computed now.
+// listed with their verdicts computed now; each can be deleted (DELETE, an
+// admin token) after a confirmation that names it, and the list is then read
+// anew, so one deleted meanwhile by someone else leaves the list too.
 import * as api from '../api.js';
 import * as fmt from '../format.js';
 import { h, fill, loading, empty, failure, section, chartBox } from '../dom.js';
@@ -47,6 +49,11 @@ const VERDICT = {
 const metricLabel = (m) => (METRICS.find(([k]) => k === m) || [m, m])[1];
 const ratioText = (v) => (Number.isFinite(v) ? `${Number(v.toPrecision(3))}×` : '–');
 const ciText = (ci) => (ci ? `${ratioText(ci[0])} to ${ratioText(ci[1])}` : '–');
+// What a refusal of an admin request means, by HTTP status.
+const ADMIN_REFUSED = {
+  401: 'This needs a token of scope admin (schedio-server token add --scope admin NAME).',
+  403: 'This token is not of scope admin.',
+};
 
 function verdictBadge(v) {
   const [cls, words] = VERDICT[v] || ['muted', v || 'none'];
@@ -432,17 +439,89 @@ export function mount(ctx) {
     { key: 'ci', label: '95% interval', num: true, value: (e) => (e.ci ? e.ci[0] : null), render: (e) => ciText(e.ci) },
     { key: 'summary', label: 'Summary', wrap: true, render: (e) => e.summary || (e.error ? `Cannot be answered now: ${e.error}` : '–') },
     { key: 'created_ms', label: 'Saved', num: true, render: (e) => fmt.dateTime(e.created_ms) },
+    { key: 'delete', label: 'Delete', value: () => null, render: (e) => deleteButton(e) },
   ], {
     caption: 'Saved experiments; verdict, ratio and interval are computed now over each one\'s window',
     sort: 'created_ms', dir: 'desc', text: (e) => `${e.name} ${e.a} ${e.b}`,
     emptyText: 'No experiment saved yet: build a comparison above and save it.',
   });
 
+  // --- deleting a saved experiment: asked for, confirmed, then done ------
+  const delWhat = h('span', { id: 'delete-what' });
+  const delToken = h('input', { type: 'password', id: 'delete-token', autocomplete: 'off', 'aria-label': 'Admin token to delete with', placeholder: 'admin token' });
+  const delYes = h('button', { type: 'button', id: 'delete-yes' }, 'Delete');
+  const delNo = h('button', { type: 'button', id: 'delete-no' }, 'Cancel');
+  const delBox = h('div', { class: 'form-row delete-confirm', id: 'delete-confirm', role: 'group', 'aria-labelledby': 'delete-what', hidden: true },
+    delWhat, h('label', { for: 'delete-token' }, 'Admin token '), delToken, delYes, delNo);
+  const delMsg = h('p', { class: 'form-msg', id: 'delete-msg', role: 'status' });
+  // one admin token for both saving and deleting: typed in either field, it fills the other
+  saveToken.addEventListener('input', () => { delToken.value = saveToken.value; });
+  delToken.addEventListener('input', () => { saveToken.value = delToken.value; });
+  let pendingDelete = null;
+
+  function deleteButton(e) {
+    const b = h('button', { type: 'button', class: 'delete-experiment', dataset: { id: String(e.id) }, 'aria-label': `Delete the experiment ${e.name}` }, 'Delete');
+    b.addEventListener('click', () => askDelete(e));
+    return b;
+  }
+
+  function askDelete(e) {
+    pendingDelete = e;
+    delWhat.textContent = `Delete the saved experiment "${e.name}" (#${e.id})? Only its definition goes; the data it compares stays.`;
+    delMsg.className = 'form-msg';
+    delMsg.textContent = '';
+    delBox.hidden = false;
+    (delToken.value ? delYes : delToken).focus();
+  }
+
+  function endDelete() {
+    pendingDelete = null;
+    delBox.hidden = true;
+  }
+  delNo.addEventListener('click', endDelete);
+
+  delYes.addEventListener('click', async () => {
+    const e = pendingDelete;
+    if (!e) return;
+    const token = delToken.value.trim();
+    delMsg.className = 'form-msg';
+    if (!token) { delMsg.textContent = 'Deleting needs a token of scope admin.'; delToken.focus(); return; }
+    delYes.disabled = delNo.disabled = true;
+    delMsg.textContent = `Deleting "${e.name}"…`;
+    try {
+      const res = await api.deleteExperiment(e.id, token);
+      const b = res.body || {};
+      if (res.status === 204 || res.status === 200) {
+        endDelete();
+        delMsg.className = 'form-msg ok';
+        delMsg.textContent = `Deleted "${e.name}" (#${e.id}).`;
+        await loadSaved(lastSignal);
+      } else if (res.status === 404) {
+        // gone already (someone else deleted it, or the list is old): read the list again
+        endDelete();
+        delMsg.className = 'form-msg error';
+        delMsg.textContent = `Not deleted (HTTP 404): the server has no experiment #${e.id} "${e.name}" any more; it was deleted already. The list is read again.`;
+        await loadSaved(lastSignal);
+      } else {
+        delMsg.className = 'form-msg error';
+        delMsg.textContent = `Not deleted (HTTP ${res.status}): ${b.error || 'the server gave no reason'}.${ADMIN_REFUSED[res.status] ? ` ${ADMIN_REFUSED[res.status]}` : ''}`;
+      }
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      delMsg.className = 'form-msg error';
+      delMsg.textContent = `Not deleted: ${err.message}`;
+    } finally {
+      delYes.disabled = delNo.disabled = false;
+    }
+  });
+
   async function loadSaved(signal) {
     try {
       const resp = await api.experiments(signal);
-      if (!savedSec.body.contains(savedTable.el)) fill(savedSec.body, savedTable.el);
+      if (!savedSec.body.contains(savedTable.el)) fill(savedSec.body, delBox, delMsg, savedTable.el);
       savedTable.setRows(resp.experiments || []);
+      // the experiment asked about may have gone meanwhile
+      if (pendingDelete && !(resp.experiments || []).some((x) => x.id === pendingDelete.id)) endDelete();
     } catch (err) {
       if (err.name === 'AbortError') throw err;
       if (err.status === 404) fill(savedSec.body, empty('This server does not keep saved experiments.'));
@@ -466,7 +545,7 @@ export function mount(ctx) {
         saveMsg.textContent = `Saved as #${b.id}: ${b.name || name}.`;
         await loadSaved(lastSignal);
       } else {
-        const why = { 401: 'This needs a token of scope admin (schedio-server token add --scope admin NAME).', 403: 'This token is not of scope admin.', 404: 'This server does not keep saved experiments.', 409: 'An experiment of that name exists: choose another name.' }[res.status];
+        const why = { ...ADMIN_REFUSED, 404: 'This server does not keep saved experiments.', 409: 'An experiment of that name exists: choose another name.' }[res.status];
         saveMsg.className = 'form-msg error';
         saveMsg.textContent = `Not saved (HTTP ${res.status}): ${b.error || 'the server gave no reason'}.${why ? ` ${why}` : ''}`;
       }

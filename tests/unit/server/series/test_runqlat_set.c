@@ -1,6 +1,7 @@
 /* test_runqlat_set.c - the stored histogram encoding (server/series/runqlat_set.c):
  * round trips exactly, merges by adding buckets, refuses corrupt blobs, and
  * keeps a host's split by scheduler apart from its whole-host series. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -82,6 +83,51 @@ static void test_runqlat_set_refuses_corrupt_blobs(void **state)
 	blob_free(&blob);
 	runqlat_set_free(&a);
 	runqlat_set_free(&b);
+}
+
+/* A blob of one series whose one bucket's gap and count are the given varint bytes. */
+static size_t one_bucket_blob(uint8_t *out, const uint8_t *gap, size_t gaplen, const uint8_t *cnt, size_t cntlen)
+{
+	static const uint8_t head[] = {
+		1, 1, RUNQLAT_CGROUP, 1, '/', 5, 50, 9, 1
+	}; /* version, n, kind, key, totals, nb */
+	size_t n = sizeof(head);
+
+	memcpy(out, head, n);
+	memcpy(out + n, gap, gaplen);
+	n += gaplen;
+	memcpy(out + n, cnt, cntlen);
+	return n + cntlen;
+}
+
+/* Bucket varints: one byte or up to ten (bits past 64 dropped), never eleven or cut short. */
+static void test_runqlat_set_bucket_varints_at_their_limits(void **state)
+{
+	static const uint8_t one[] = { 0x7f }, two[] = { 0x80, 0x01 }, three[] = { 0x85, 0x80, 0x00 };
+	static const uint8_t ten[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f };
+	static const uint8_t eleven[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00 };
+	uint8_t buf[64];
+	struct runqlat_hist h;
+	size_t n;
+
+	memset(&h, 0, sizeof(h));
+	n = one_bucket_blob(buf, one, sizeof(one), two, sizeof(two)); /* gap 127: bucket 127, count 128 */
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, n, NULL, NULL), 0);
+	assert_int_equal(h.hist.buckets[127], 128);
+	memset(&h, 0, sizeof(h));
+	n = one_bucket_blob(buf, three, sizeof(three), ten, sizeof(ten)); /* gap 5 in three bytes, count all ones */
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, n, NULL, NULL), 0);
+	assert_true(h.hist.buckets[5] == UINT64_MAX);
+	assert_int_equal(hist_total(h.hist.buckets), UINT64_MAX);
+	n = one_bucket_blob(buf, one, sizeof(one), eleven, sizeof(eleven));
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, n, NULL, NULL), -EINVAL);
+	n = one_bucket_blob(buf, eleven, sizeof(eleven), one, sizeof(one));
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, n, NULL, NULL), -EINVAL);
+	n = one_bucket_blob(buf, one, sizeof(one), two, 1); /* the count cut short */
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, n, NULL, NULL), -EINVAL);
+	n = one_bucket_blob(buf, (const uint8_t[]){ 0x90, 0x04 }, 2, one,
+			    sizeof(one)); /* gap 528: past the last bucket */
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, n, NULL, NULL), -EINVAL);
 }
 
 /* A host series of n samples in bucket b. */
@@ -182,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_runqlat_set_round_trips_exactly),
 		cmocka_unit_test(test_runqlat_set_merges_by_adding_buckets),
 		cmocka_unit_test(test_runqlat_set_refuses_corrupt_blobs),
+		cmocka_unit_test(test_runqlat_set_bucket_varints_at_their_limits),
 		cmocka_unit_test(test_runqlat_set_sched_split_from_blob),
 		cmocka_unit_test(test_runqlat_set_sched_split_falls_back_to_row_group),
 	};
