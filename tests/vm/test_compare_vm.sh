@@ -30,7 +30,7 @@ gcc -O2 -Wall -Wextra -Werror -o "$tmp/pingpong" "$here/pingpong.c"
 windows=10 # 5 per half: the fewest hosts an arm needs for a verdict
 set +e
 "$here/vm-run.sh" -s sid -b "$bin/schedio" -b "$bin/schedio-agent" -b "$tmp/pingpong" \
-	-e WINDOWS=$windows -e WINDOW_SECONDS=10 -e PHASE_SECONDS=3 -e PP_ROUNDS=50 -o "$tmp/out" -t 400 \
+	-e WINDOWS=$windows -e WINDOW_SECONDS=10 -e EEVDF_SECONDS=2 -e FIFO_END_SECONDS=3 -e PP_ROUNDS=20 -o "$tmp/out" -t 400 \
 	"$here/guest/compare_vm.sh"
 rc=$?
 set -e
