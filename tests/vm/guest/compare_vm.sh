@@ -16,7 +16,6 @@
 # for the host side. Env: WINDOWS, WINDOW_SECONDS (the agent's interval),
 # EEVDF_SECONDS, FIFO_END_SECONDS, PP_ROUNDS (round trips per pingpong run).
 failed=0
-ok() { echo "ok: $*"; }
 fail() { echo "FAIL: $*"; failed=1; }
 state() { cat /sys/kernel/sched_ext/state; }
 ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null; }
@@ -120,7 +119,7 @@ for w in $(seq "$windows"); do
 	[ -s "$VM_OUT/report-$w.json" ] || fail "window $w: no report"
 	echo "window $w (half $half): agent start $start ms; eevdf $(((t2 - t1) * 10)) ms, fifo load $load ms," \
 		"fifo $(((t3 - t2) * 10 - load)) ms, unload $unload ms, eevdf to the end $(ms_since $t4) ms;" \
-		"pingpong runs: eevdf $(cat "pingpong-$w-eevdf.txt" | wc -l), fifo $(cat "pingpong-$w-fifo.txt" 2>/dev/null | wc -l)"
+		"pingpong runs: eevdf $(wc -l <"pingpong-$w-eevdf.txt"), fifo $(wc -l <"pingpong-$w-fifo.txt")"
 done
 echo "all windows: $((($(now_cs) - t_start) / 100)) s"
 cp ./*.txt ./*.log "$VM_OUT/" 2>/dev/null
