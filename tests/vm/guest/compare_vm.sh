@@ -31,10 +31,11 @@ now_cs() {
 }
 ms_since() { echo $((($(now_cs) - $1) * 10)); }
 # Starts the workload of window W: one busy loop per vCPU ($spinners) and
-# pingpong runs one after the other ($pp) until the file stop appears, each
-# run's line appended to pingpong-W-SCHED.txt, SCHED read from the file sched.
+# pingpong runs one after the other ($pp) until the file stop appears (none
+# starts while the file pause is there), each run's line appended to
+# pingpong-W-SCHED.txt, SCHED read from the file sched.
 workload_start() { # W
-	rm -f stop
+	rm -f stop pause
 	echo eevdf >sched
 	spinners=
 	for _ in $(seq "$(nproc)"); do
@@ -43,6 +44,7 @@ workload_start() { # W
 	done
 	(
 		while [ ! -e stop ]; do
+			while [ -e pause ] && [ ! -e stop ]; do sleep 0.05; done
 			read -r s <sched
 			pingpong "${PP_ROUNDS:-20}" 1 >>"pingpong-$1-$s.txt" || { echo "FAIL: pingpong failed"; exit 1; }
 		done
@@ -88,12 +90,15 @@ for w in $(seq "$windows"); do
 	sleep "${EEVDF_SECONDS:-2}"
 	t2=$(now_cs)
 	# Under TCG the busy loops made loading take 5-9 s (2.5-4 s without):
-	# they pause while it loads (pingpong goes on), then scx_fifo runs them.
+	# the whole workload pauses while it loads, so the EEVDF samples are the
+	# workload's, not a mix that changes with the time loading took (1.3-4.5 s).
 	kill -STOP $spinners
+	touch pause
 	schedio scx run fifo --interval 3600 >"fifo-$w.log" 2>&1 &
 	loader=$!
 	if wait_state enabled 300 && [ "$(ops)" = scx_fifo ]; then
 		echo fifo >sched
+		rm -f pause
 		kill -CONT $spinners
 		load=$(ms_since $t2)
 		# at least 1 s, however long loading took
@@ -102,6 +107,7 @@ for w in $(seq "$windows"); do
 		done
 	else
 		load=$(ms_since $t2)
+		rm -f pause
 		kill -CONT $spinners
 		fail "window $w: scx_fifo did not load: $(cat "fifo-$w.log")"
 	fi
