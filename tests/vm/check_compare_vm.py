@@ -3,15 +3,16 @@
 
 OUT_DIR holds the real agent's reports of WINDOWS windows in the sid VM
 (report-I.json), each reported as a host of its own (its own machine-id,
-labels half=a|b and window=I), in each of which the same workload ran under
-EEVDF and then under scx_fifo next to busy loops, and the workload's own
-round-trip times (pingpong-I-eevdf.txt, pingpong-I-fifo.txt).
+labels half=a|b and window=I), through each of which the same workload ran
+next to busy loops under EEVDF, scx_fifo and EEVDF again, and the workload's
+own round-trip times (pingpong-I-eevdf.txt, pingpong-I-fifo.txt).
 
 The reports are posted to a real schedio-server (SQLite, loopback, real
 HTTP); once it counts all their samples (they are minutes old, so the
-minutes they fall in are rolled up again in the background), they are compared through GET /api/v1/compare and the real `schedio
-compare` over the reports' own time range (the guest's clock is the host's:
-qemu's RTC starts from it):
+minutes they fall in are rolled up again in the background), they are
+compared through GET /api/v1/compare and the real `schedio compare` over
+the reports' own time range (the guest's clock is the host's: qemu's RTC
+starts from it):
   1. sched=scx_fifo against sched=eevdf at p50 is `worse` (CLI exit 1),
      and the other way round `better` (exit 0);
   2. EEVDF in the half=a windows against EEVDF in the half=b windows is

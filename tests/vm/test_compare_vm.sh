@@ -1,10 +1,11 @@
 #!/bin/bash
 # test_compare_vm.sh - a comparison's verdicts on real agent data (issue 15)
 # in the sid VM: a wakeup-heavy workload (pingpong) next to one busy loop per
-# vCPU runs in WINDOWS windows, each one agent interval, under EEVDF and then
-# under scx_fifo (guest/compare_vm.sh). Each window is reported as a host of
-# its own (a fresh machine-id, labels half=a|b and window=I), since the
-# comparison's unit of replication is the host and the VM is one. The host
+# vCPU runs through WINDOWS windows, each one agent interval, under EEVDF,
+# then scx_fifo, then EEVDF again (guest/compare_vm.sh). Each window is
+# reported as a host of its own (a fresh machine-id, labels half=a|b and
+# window=I), since the comparison's unit of replication is the host and the
+# VM is one. The host
 # side (check_compare_vm.py) posts the reports to a real server and asks
 # GET /api/v1/compare and `schedio compare`: sched=scx_fifo against
 # sched=eevdf at p50 must be `worse` (exit 1), EEVDF windows of half a
