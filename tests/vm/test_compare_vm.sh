@@ -1,0 +1,41 @@
+#!/bin/bash
+# test_compare_vm.sh - a comparison's verdicts on real agent data (issue 15)
+# in the sid VM: a wakeup-heavy workload (pingpong) next to one busy loop per
+# vCPU runs through WINDOWS windows, each one agent interval, under EEVDF,
+# then scx_fifo, then EEVDF again (guest/compare_vm.sh). Each window is
+# reported as a host of its own (a fresh machine-id, labels half=a|b and
+# window=I), since the comparison's unit of replication is the host and the
+# VM is one. The host
+# side (check_compare_vm.py) posts the reports to a real server and asks
+# GET /api/v1/compare and `schedio compare`: sched=scx_fifo against
+# sched=eevdf at p50 must be `worse` (exit 1), EEVDF windows of half a
+# against those of half b neither `better` nor `worse`; each arm's hosts and
+# values are checked against the agent's own per-scheduler p50s. Exit 0
+# pass, 1 fail, 77 skip (qemu/busybox/gcc/python3 missing, or no schedulers
+# built).
+set -euo pipefail
+
+. "$(dirname "$0")/vm-lib.sh"
+vm_test_start compare qemu-system-x86_64 busybox gcc python3
+build=$(cd "$bin/.." && pwd)
+if [ -f "$build/bpf/scx/skip-reason.txt" ]; then
+	echo "SKIP: the sched_ext schedulers were not built: $(cat "$build/bpf/scx/skip-reason.txt")"
+	exit 77
+fi
+if [ "${SCHEDIO_SANITIZE:-0}" = 1 ]; then
+	echo "SKIP: VM tests run the normal build's binaries"
+	exit 77
+fi
+gcc -O2 -Wall -Wextra -Werror -o "$tmp/pingpong" "$here/pingpong.c"
+
+windows=10 # 5 per half: the fewest hosts an arm needs for a verdict
+set +e
+"$here/vm-run.sh" -s sid -b "$bin/schedio" -b "$bin/schedio-agent" -b "$tmp/pingpong" \
+	-e WINDOWS=$windows -e WINDOW_SECONDS=10 -e EEVDF_SECONDS=2 -e FIFO_END_SECONDS=3 -e PP_ROUNDS=20 -o "$tmp/out" -t 400 \
+	"$here/guest/compare_vm.sh"
+rc=$?
+set -e
+[ $rc -eq 0 ] || { echo "FAIL: guest script exited $rc"; exit 1; }
+SCHEDIO_BIN="$bin" python3 "$here/check_compare_vm.py" "$tmp/out" $windows ||
+	{ echo "FAIL: the comparison's verdicts on the VM's windows are wrong"; exit 1; }
+echo "PASS"
