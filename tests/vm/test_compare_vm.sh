@@ -17,15 +17,7 @@ set -euo pipefail
 
 . "$(dirname "$0")/vm-lib.sh"
 vm_test_start compare qemu-system-x86_64 busybox gcc python3
-build=$(cd "$bin/.." && pwd)
-if [ -f "$build/bpf/scx/skip-reason.txt" ]; then
-	echo "SKIP: the sched_ext schedulers were not built: $(cat "$build/bpf/scx/skip-reason.txt")"
-	exit 77
-fi
-if [ "${SCHEDIO_SANITIZE:-0}" = 1 ]; then
-	echo "SKIP: VM tests run the normal build's binaries"
-	exit 77
-fi
+vm_need_scx
 gcc -O2 -Wall -Wextra -Werror -o "$tmp/pingpong" "$here/pingpong.c"
 
 windows=10 # 5 per half: the fewest hosts an arm needs for a verdict
