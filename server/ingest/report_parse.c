@@ -253,9 +253,9 @@ static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_
 
 	if (get_int(ps, o, "count", path, false, 0, INT64_MAX, &count, NULL) ||
 	    get_int(ps, o, "sum_ns", path, false, 0, INT64_MAX, &sum_ns, NULL) ||
-	    get_int(ps, o, "max_ns", path, false, 0, INT64_MAX, &max, NULL) ||
-	    check_count(ps, o, "p50_ns", path) || check_count(ps, o, "p90_ns", path) ||
-	    check_count(ps, o, "p99_ns", path) || check_count(ps, o, "p999_ns", path))
+	    get_int(ps, o, "max_ns", path, false, 0, INT64_MAX, &max, NULL) || check_count(ps, o, "p50_ns", path) ||
+	    check_count(ps, o, "p90_ns", path) || check_count(ps, o, "p99_ns", path) ||
+	    check_count(ps, o, "p999_ns", path))
 		return -1;
 	buckets = get_arr(ps, o, "buckets", path, HIST_BUCKETS);
 	if (ps->status)
@@ -532,9 +532,9 @@ static int parse_disk(struct parse *ps, const cJSON *d, const char *path, cJSON 
 
 		if (!k)
 			continue;
-		if (cJSON_IsNull(child) && (strcmp(k, "model") == 0 || strcmp(k, "cost_model") == 0 ||
-					    strcmp(k, "qos") == 0 || strcmp(k, "rotational") == 0 ||
-					    strcmp(k, "enabled") == 0))
+		if (cJSON_IsNull(child) &&
+		    (strcmp(k, "model") == 0 || strcmp(k, "cost_model") == 0 || strcmp(k, "qos") == 0 ||
+		     strcmp(k, "rotational") == 0 || strcmp(k, "enabled") == 0))
 			return not_null(ps, child, path, k);
 		if (strcmp(k, "model") == 0 && cJSON_IsString(child)) {
 			if (strlen(child->valuestring) > REPORT_MAX_NAME)

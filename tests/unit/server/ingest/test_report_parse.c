@@ -24,13 +24,14 @@ static int parse(const char *body, struct report *rep, char *err)
 
 static void test_report_valid_decodes_to_what_was_sent(void **state)
 {
-	const char *body = HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
-				"\"cgroups\":[{\"path\":\"/a\",\"count\":6,\"buckets\":[[40,1],[10,2],[40,3]]}]},"
-				"\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"rusty\"},"
-				"\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"name\":\"sda\",\"model\":\"SSD X\",\"enabled\":true,"
-				"\"cost_model\":{\"ctrl\":\"user\"},\"vrate_pct\":99.5}],"
-				"\"cgroups\":[{\"path\":\"/a\",\"dev\":\"8:0\",\"weight\":100,\"usage_pct\":12.25}]},"
-				"\"unknown_field\":{\"ignored\":true}}";
+	const char *body =
+	    HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+		 "\"cgroups\":[{\"path\":\"/a\",\"count\":6,\"buckets\":[[40,1],[10,2],[40,3]]}]},"
+		 "\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"rusty\"},"
+		 "\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"name\":\"sda\",\"model\":\"SSD X\",\"enabled\":true,"
+		 "\"cost_model\":{\"ctrl\":\"user\"},\"vrate_pct\":99.5}],"
+		 "\"cgroups\":[{\"path\":\"/a\",\"dev\":\"8:0\",\"weight\":100,\"usage_pct\":12.25}]},"
+		 "\"unknown_field\":{\"ignored\":true}}";
 	struct report rep;
 	struct runqlat_set s = { 0 };
 	struct iocost_set io = { 0 };
@@ -211,7 +212,7 @@ static void test_report_refuses_what_the_schema_refuses(void **state)
 	report_free(&rep);
 	/* null stays the value of the members whose schema has it */
 	assert_int_equal(parse(HEAD ",\"sched_ext\":{\"state\":\"disabled\",\"ops\":null,\"transitions\":[{\"t_ms\":1,"
-			       "\"state\":\"enabled\",\"ops\":null}]}}",
+				    "\"state\":\"enabled\",\"ops\":null}]}}",
 			       &rep, err),
 			 0);
 	assert_null(rep.sched_ops);
@@ -239,7 +240,8 @@ static void test_report_duplicate_names_refused(void **state)
 	       400, "iocost.disks[0].model is given twice");
 	expect(HEAD ",\"x\":[{},[{\"y\":1,\"y\":1}]]}", 400, "x[1][0].y is given twice");
 	/* sections that check their own names keep their messages */
-	expect(HEAD ",\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"s\",\"events\":{\"a\":1,\"a\":2}}}", 400, "sched_ext.events.a is given twice");
+	expect(HEAD ",\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"s\",\"events\":{\"a\":1,\"a\":2}}}", 400,
+	       "sched_ext.events.a is given twice");
 	/* a large object is sorted, not compared pairwise: the duplicate is found at either end */
 	p += snprintf(p, sizeof(big), "%s,\"x\":{", HEAD);
 	for (i = 0; i < 200; i++)
