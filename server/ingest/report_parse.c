@@ -7,6 +7,7 @@
  */
 #include "server/ingest/report_parse.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,6 +41,16 @@ __attribute__((format(printf, 3, 4))) static int fail(struct parse *ps, int stat
 	return -1;
 }
 
+/* Refuses a member given as null: the schema has no null where a value is
+ * optional (leave the member out instead); the few that may be null are read
+ * by their own code. Returns -1 (after fail) for null, 0 otherwise. */
+static int not_null(struct parse *ps, const cJSON *it, const char *path, const char *name)
+{
+	if (cJSON_IsNull(it))
+		return fail(ps, 400, "%s%s must not be null (leave it out when there is no value)", path, name);
+	return 0;
+}
+
 /* A string field: absent is fine unless required; present must be a string of 1..max bytes. */
 static int get_str(struct parse *ps, const cJSON *obj, const char *name, const char *path, bool required, size_t max,
 		   const char **out)
@@ -48,11 +59,13 @@ static int get_str(struct parse *ps, const cJSON *obj, const char *name, const c
 	size_t len;
 
 	*out = NULL;
-	if (!it || cJSON_IsNull(it)) {
+	if (!it) {
 		if (required)
 			return fail(ps, 400, "missing required field %s%s", path, name);
 		return 0;
 	}
+	if (not_null(ps, it, path, name))
+		return -1;
 	if (!cJSON_IsString(it) || !it->valuestring)
 		return fail(ps, 400, "%s%s must be a string", path, name);
 	len = strlen(it->valuestring);
@@ -98,11 +111,13 @@ static int get_int(struct parse *ps, const cJSON *obj, const char *name, const c
 
 	if (present)
 		*present = false;
-	if (!it || cJSON_IsNull(it)) {
+	if (!it) {
 		if (required)
 			return fail(ps, 400, "missing required field %s%s", path, name);
 		return 0;
 	}
+	if (not_null(ps, it, path, name))
+		return -1;
 	if (!int_ok(it, min, max, out))
 		return int_fail(ps, it, path, name, min, max);
 	if (present)
@@ -117,8 +132,10 @@ static int get_milli(struct parse *ps, const cJSON *obj, const char *name, const
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
 
 	*present = false;
-	if (!it || cJSON_IsNull(it))
+	if (!it)
 		return 0;
+	if (not_null(ps, it, path, name))
+		return -1;
 	if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || fabs(it->valuedouble) > 1e12)
 		return fail(ps, 400, "%s%s must be a number", path, name);
 	*out = (int64_t)llround(it->valuedouble * 1000.0);
@@ -126,15 +143,65 @@ static int get_milli(struct parse *ps, const cJSON *obj, const char *name, const
 	return 0;
 }
 
+/* An optional string field that must be one of allowed (NULL-terminated); list names them for the message. */
+static int check_enum(struct parse *ps, const cJSON *obj, const char *name, const char *path,
+		      const char *const *allowed, const char *list)
+{
+	const char *s;
+
+	if (get_str(ps, obj, name, path, false, REPORT_MAX_NAME, &s))
+		return -1;
+	if (!s)
+		return 0;
+	for (; *allowed; allowed++)
+		if (strcmp(s, *allowed) == 0)
+			return 0;
+	return fail(ps, 400, "%s%s must be one of %s", path, name, list);
+}
+
+/* An optional field the server does not store: checked for type (and >= 0 for counts) all the same. */
+static int check_count(struct parse *ps, const cJSON *obj, const char *name, const char *path)
+{
+	int64_t v;
+
+	return get_int(ps, obj, name, path, false, 0, INT64_MAX, &v, NULL);
+}
+
+static int check_bool(struct parse *ps, const cJSON *obj, const char *name, const char *path)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (!it)
+		return 0;
+	if (not_null(ps, it, path, name))
+		return -1;
+	return cJSON_IsBool(it) ? 0 : fail(ps, 400, "%s%s must be true or false", path, name);
+}
+
+/* A device number, MAJOR:MINOR in decimal. */
+static bool dev_ok(const char *s)
+{
+	size_t maj = strspn(s, "0123456789"), min;
+
+	if (maj == 0 || s[maj] != ':')
+		return false;
+	min = strspn(s + maj + 1, "0123456789");
+	return min > 0 && s[maj + 1 + min] == '\0';
+}
+
+static const char *const io_sources[] = { "tracepoints", "weights", NULL };
+
 static const cJSON *get_obj(struct parse *ps, const cJSON *obj, const char *name, const char *path, bool required)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
 
-	if (!it || cJSON_IsNull(it)) {
+	if (!it) {
 		if (required)
 			fail(ps, 400, "missing required field %s%s", path, name);
 		return NULL;
 	}
+	if (not_null(ps, it, path, name))
+		return NULL;
 	if (!cJSON_IsObject(it)) {
 		fail(ps, 400, "%s%s must be an object", path, name);
 		return NULL;
@@ -148,7 +215,7 @@ static const cJSON *get_array(struct parse *ps, const cJSON *obj, const char *na
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
 
-	if (!it || cJSON_IsNull(it))
+	if (!it || not_null(ps, it, path, name))
 		return NULL;
 	if (!cJSON_IsArray(it)) {
 		fail(ps, 400, "%s%s must be an array", path, name);
@@ -186,7 +253,9 @@ static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_
 
 	if (get_int(ps, o, "count", path, false, 0, INT64_MAX, &count, NULL) ||
 	    get_int(ps, o, "sum_ns", path, false, 0, INT64_MAX, &sum_ns, NULL) ||
-	    get_int(ps, o, "max_ns", path, false, 0, INT64_MAX, &max, NULL))
+	    get_int(ps, o, "max_ns", path, false, 0, INT64_MAX, &max, NULL) || check_count(ps, o, "p50_ns", path) ||
+	    check_count(ps, o, "p90_ns", path) || check_count(ps, o, "p99_ns", path) ||
+	    check_count(ps, o, "p999_ns", path))
 		return -1;
 	buckets = get_arr(ps, o, "buckets", path, HIST_BUCKETS);
 	if (ps->status)
@@ -254,8 +323,10 @@ static int parse_by_scheduler(struct parse *ps, const cJSON *rq, const char *ker
 	uint64_t count = 0, total = 0, host_total = hist_total(sc->host.hist.buckets);
 	int i = 0;
 
-	if (!arr || cJSON_IsNull(arr))
+	if (!arr)
 		return 0;
+	if (not_null(ps, arr, "runqlat.", "by_scheduler"))
+		return -1;
 	if (!cJSON_IsArray(arr))
 		return fail(ps, 400, "runqlat.by_scheduler must be an array");
 	if (cJSON_GetArraySize(arr) > REPORT_MAX_SCHEDULERS)
@@ -305,6 +376,7 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 {
 	const cJSON *layout = get_obj(ps, rq, "layout", "runqlat.", true), *arr[2], *it;
 	static const char *const names[2] = { "cgroups", "cpus" };
+	static const char *const attach_kinds[] = { "tp_btf", "raw_tp", NULL };
 	static char host_key[1]; /* "" */
 	struct hist_scratch *sc = NULL;
 	struct runqlat_set sched = { 0 };
@@ -322,6 +394,8 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 			    "unknown histogram layout (grouping_power %lld, max_value_power %lld); this server "
 			    "stores grouping_power %d, max_value_power %d",
 			    (long long)g, (long long)n, HIST_GROUPING_POWER, HIST_MAX_VALUE_POWER);
+	if (check_enum(ps, rq, "attach", "runqlat.", attach_kinds, "tp_btf, raw_tp"))
+		return -1;
 	for (int k = 0; k < 2; k++) {
 		arr[k] = get_arr(ps, rq, names[k], "runqlat.", REPORT_MAX_SERIES);
 		if (ps->status)
@@ -394,7 +468,7 @@ static int add_io(struct parse *ps, struct iocost_row *r, int f, const cJSON *o,
 	bool has;
 
 	if (milli ? get_milli(ps, o, name, path, &v, &has)
-		  : get_int(ps, o, name, path, false, INT64_MIN / 4, INT64_MAX / 4, &v, &has))
+		  : get_int(ps, o, name, path, false, 0, INT64_MAX / 4, &v, &has))
 		return -1;
 	if (has) {
 		/* rows repeating one (dev, cgroup) are summed: refuse sums past int64 */
@@ -458,14 +532,17 @@ static int parse_disk(struct parse *ps, const cJSON *d, const char *path, cJSON 
 
 		if (!k)
 			continue;
+		if (cJSON_IsNull(child) &&
+		    (strcmp(k, "model") == 0 || strcmp(k, "cost_model") == 0 || strcmp(k, "qos") == 0 ||
+		     strcmp(k, "rotational") == 0 || strcmp(k, "enabled") == 0))
+			return not_null(ps, child, path, k);
 		if (strcmp(k, "model") == 0 && cJSON_IsString(child)) {
 			if (strlen(child->valuestring) > REPORT_MAX_NAME)
 				return fail(ps, 400, "%smodel is longer than the limit of %d bytes", path,
 					    REPORT_MAX_NAME);
 			cJSON_DeleteItemFromObjectCaseSensitive(out, "model");
 			cJSON_AddStringToObject(out, "model", child->valuestring);
-		} else if ((strcmp(k, "model") == 0 || strcmp(k, "cost_model") == 0 || strcmp(k, "qos") == 0) &&
-			   !cJSON_IsNull(child)) {
+		} else if (strcmp(k, "model") == 0 || strcmp(k, "cost_model") == 0 || strcmp(k, "qos") == 0) {
 			const char *key = strcmp(k, "qos") == 0 ? "qos" : "model";
 
 			if (!cJSON_IsObject(child))
@@ -476,8 +553,6 @@ static int parse_disk(struct parse *ps, const cJSON *d, const char *path, cJSON 
 			const char *key = strcmp(k, "enabled") == 0 ? "enabled" : "rotational";
 			cJSON *dst = strcmp(k, "enabled") == 0 ? ioc : out;
 
-			if (cJSON_IsNull(child))
-				continue;
 			if (!cJSON_IsBool(child))
 				return fail(ps, 400, "%s%s must be true or false", path, k);
 			cJSON_DeleteItemFromObjectCaseSensitive(dst, key);
@@ -509,6 +584,13 @@ static int parse_disks(struct parse *ps, const cJSON *parent, const char *ppath,
 		snprintf(path, sizeof(path), "%sdisks[%d].", ppath, i++);
 		if (parse_disk(ps, d, path, disks, io))
 			return -1;
+		/* iocost.disks as the schema states them (host.disks is older and looser) */
+		if (strcmp(ppath, "iocost.") == 0 && !dev_ok(cJSON_GetObjectItemCaseSensitive(d, "dev")->valuestring))
+			return fail(ps, 400, "%sdev must be MAJOR:MINOR in decimal", path);
+		if (strcmp(ppath, "iocost.") == 0 &&
+		    (!cJSON_GetObjectItemCaseSensitive(d, "name") || !cJSON_GetObjectItemCaseSensitive(d, "enabled")))
+			return fail(ps, 400, "missing required field %s%s", path,
+				    cJSON_GetObjectItemCaseSensitive(d, "name") ? "enabled" : "name");
 	}
 	return 0;
 }
@@ -528,10 +610,13 @@ static int parse_iocost(struct parse *ps, const cJSON *ioc, cJSON *disks, struct
 		{ "indebt_us", IOCOST_INDEBT_US, false },
 		{ "indelay_us", IOCOST_INDELAY_US, false },
 	};
+	static const char *const counts[] = { "rbytes", "wbytes", "rios", "wios" };
 	const cJSON *arr, *c;
 	int i = 0;
 
-	if (parse_disks(ps, ioc, "iocost.", disks, io))
+	if (check_enum(ps, ioc, "source", "iocost.", io_sources, "tracepoints, weights") ||
+	    check_bool(ps, ioc, "io_controller", "iocost.") || check_count(ps, ioc, "parse_warnings", "iocost.") ||
+	    parse_disks(ps, ioc, "iocost.", disks, io))
 		return -1;
 	arr = get_arr(ps, ioc, "cgroups", "iocost.", REPORT_MAX_IOCOST_ROWS);
 	if (ps->status)
@@ -540,6 +625,8 @@ static int parse_iocost(struct parse *ps, const cJSON *ioc, cJSON *disks, struct
 	{
 		const char *p, *dev;
 		struct iocost_row *r;
+		int64_t active;
+		bool has;
 		char path[64];
 
 		snprintf(path, sizeof(path), "iocost.cgroups[%d].", i++);
@@ -547,6 +634,14 @@ static int parse_iocost(struct parse *ps, const cJSON *ioc, cJSON *disks, struct
 			return fail(ps, 400, "%.*s must be an object", (int)strlen(path) - 1, path);
 		if (get_str(ps, c, "path", path, true, REPORT_MAX_PATH, &p) ||
 		    get_str(ps, c, "dev", path, true, REPORT_MAX_NAME, &dev))
+			return -1;
+		if (!dev_ok(dev))
+			return fail(ps, 400, "%sdev must be MAJOR:MINOR in decimal", path);
+		for (size_t f = 0; f < sizeof(counts) / sizeof(counts[0]); f++)
+			if (check_count(ps, c, counts[f], path))
+				return -1;
+		if (get_milli(ps, c, "active_pct", path, &active, &has) ||
+		    check_enum(ps, c, "hweight_source", path, io_sources, "tracepoints, weights"))
 			return -1;
 		r = iocost_set_get(io, IOCOST_CGROUP, dev, strlen(dev), p, strlen(p));
 		if (!r)
@@ -556,6 +651,47 @@ static int parse_iocost(struct parse *ps, const cJSON *ioc, cJSON *disks, struct
 				return -1;
 	}
 	return 0;
+}
+
+/* The same for one (state, ops) pair: state a string, ops a string or null; both required. */
+static int check_scx_pair(struct parse *ps, const cJSON *o, const char *path, const char **state, const char **ops)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, "ops");
+
+	*ops = NULL;
+	if (get_str(ps, o, "state", path, true, REPORT_MAX_NAME, state))
+		return -1;
+	if (!it)
+		return fail(ps, 400, "missing required field %sops (null when no scheduler is loaded)", path);
+	if (cJSON_IsNull(it))
+		return 0;
+	return get_str(ps, o, "ops", path, false, REPORT_MAX_NAME, ops);
+}
+
+/* sched_ext's state and ops (what the report counts under), and its
+ * transitions, which the server does not store but checks all the same. */
+static int parse_scx_state(struct parse *ps, const cJSON *scx, struct report *rep)
+{
+	const cJSON *arr, *it;
+	const char *s, *o;
+	int64_t t;
+	int i = 0;
+
+	if (check_scx_pair(ps, scx, "sched_ext.", &rep->sched_state, &rep->sched_ops))
+		return -1;
+	arr = get_array(ps, scx, "transitions", "sched_ext.", INT_MAX, 400); /* bounded by the body size */
+	cJSON_ArrayForEach(it, arr)
+	{
+		char path[64];
+
+		snprintf(path, sizeof(path), "sched_ext.transitions[%d].", i++);
+		if (!cJSON_IsObject(it))
+			return fail(ps, 400, "sched_ext.transitions[%d] must be an object", i - 1);
+		if (get_int(ps, it, "t_ms", path, true, INT64_MIN / 4, INT64_MAX / 4, &t, NULL) ||
+		    check_scx_pair(ps, it, path, &s, &o))
+			return -1;
+	}
+	return ps->status ? -1 : 0;
 }
 
 /* JSON text of item in plain malloc'd memory (the printer allocates from the arena). */
@@ -584,20 +720,29 @@ static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 	{
 		const cJSON *cpus = cJSON_IsObject(dom) ? cJSON_GetObjectItemCaseSensitive(dom, "cpus") : dom;
 		cJSON *list = cJSON_CreateArray();
+		char path[48];
 		int64_t v;
+		int k = 0;
 
+		snprintf(path, sizeof(path), "host.l3_domains[%d].", i);
 		cJSON_AddItemToArray(out, list);
 		if (!cJSON_IsArray(cpus) || !list) {
 			cJSON_Delete(out);
 			return fail(ps, 400, "host.l3_domains[%d] must be {\"cpus\": [CPU, ...]} or [CPU, ...]", i);
 		}
+		if (cJSON_IsObject(dom) && check_count(ps, dom, "size_kb", path)) {
+			cJSON_Delete(out);
+			return -1;
+		}
 		cJSON_ArrayForEach(cpu, cpus)
 		{
 			if (!int_ok(cpu, 0, 1 << 20, &v)) {
 				cJSON_Delete(out);
-				return fail(ps, 400, "host.l3_domains[%d] must hold CPU numbers (0..%d)", i, 1 << 20);
+				return fail(ps, 400, "host.l3_domains[%d]%s[%d] must be a CPU number (0..%d)", i,
+					    cJSON_IsObject(dom) ? ".cpus" : "", k, 1 << 20);
 			}
 			cJSON_AddItemToArray(list, cJSON_CreateNumber((double)v));
+			k++;
 		}
 		i++;
 	}
@@ -712,8 +857,10 @@ static int copy_bool(struct parse *ps, const cJSON *src, const char *name, const
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(src, name);
 
-	if (!it || cJSON_IsNull(it))
+	if (!it)
 		return 0;
+	if (not_null(ps, it, path, name))
+		return -1;
 	if (!cJSON_IsBool(it))
 		return fail(ps, 400, "%s%s must be true or false", path, name);
 	cJSON_AddBoolToObject(dst, name, cJSON_IsTrue(it));
@@ -740,8 +887,8 @@ static int parse_scx_events(struct parse *ps, const cJSON *scx, cJSON *health)
 		if (!it->string || !name_ok(it->string, EVENT_NAME_CHARS))
 			return fail(ps, 400,
 				    "sched_ext.events names must be 1..%d characters of [a-z0-9_] (the kernel's name "
-				    "without SCX_EV_, lower-cased)",
-				    REPORT_MAX_EVENT_NAME);
+				    "without SCX_EV_, lower-cased), not '%.80s'",
+				    REPORT_MAX_EVENT_NAME, it->string ? it->string : "");
 		if (cJSON_GetObjectItemCaseSensitive(out, it->string))
 			return fail(ps, 400, "sched_ext.events.%s is given twice", it->string);
 		if (!int_ok(it, 0, INT64_MAX, &v))
@@ -1142,8 +1289,7 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 	if (ps.status || (sec && get_int(&ps, sec, "dropped", "delivery.", false, 0, INT64_MAX, &rep->dropped, NULL)))
 		goto out;
 	sec = get_obj(&ps, rep->doc, "sched_ext", "", false);
-	if (ps.status || (sec && (get_str(&ps, sec, "state", "sched_ext.", false, REPORT_MAX_NAME, &rep->sched_state) ||
-				  get_str(&ps, sec, "ops", "sched_ext.", false, REPORT_MAX_NAME, &rep->sched_ops))))
+	if (ps.status || (sec && parse_scx_state(&ps, sec, rep)))
 		goto out;
 	rep->sched_group = report_sched_group(rep->sched_state, rep->sched_ops, rep->kernel);
 	sec = get_obj(&ps, rep->doc, "runqlat", "", false);

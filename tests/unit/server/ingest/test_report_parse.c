@@ -24,13 +24,14 @@ static int parse(const char *body, struct report *rep, char *err)
 
 static void test_report_valid_decodes_to_what_was_sent(void **state)
 {
-	const char *body = HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
-				"\"cgroups\":[{\"path\":\"/a\",\"count\":6,\"buckets\":[[40,1],[10,2],[40,3]]}]},"
-				"\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"rusty\"},"
-				"\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"model\":\"SSD X\",\"enabled\":true,"
-				"\"cost_model\":{\"ctrl\":\"user\"},\"vrate_pct\":99.5}],"
-				"\"cgroups\":[{\"path\":\"/a\",\"dev\":\"8:0\",\"weight\":100,\"usage_pct\":12.25}]},"
-				"\"unknown_field\":{\"ignored\":true}}";
+	const char *body =
+	    HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+		 "\"cgroups\":[{\"path\":\"/a\",\"count\":6,\"buckets\":[[40,1],[10,2],[40,3]]}]},"
+		 "\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"rusty\"},"
+		 "\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"name\":\"sda\",\"model\":\"SSD X\",\"enabled\":true,"
+		 "\"cost_model\":{\"ctrl\":\"user\"},\"vrate_pct\":99.5}],"
+		 "\"cgroups\":[{\"path\":\"/a\",\"dev\":\"8:0\",\"weight\":100,\"usage_pct\":12.25}]},"
+		 "\"unknown_field\":{\"ignored\":true}}";
 	struct report rep;
 	struct runqlat_set s = { 0 };
 	struct iocost_set io = { 0 };
@@ -155,7 +156,72 @@ static void test_report_delivery_dropped(void **state)
 	expect(HEAD ",\"delivery\":[1]}", 400, "delivery must be an object");
 }
 
-/* agent.incarnation is kept as sent; absent (or null) is ""; anything but 32 lowercase hex digits is
+#define RQ0 HEAD ",\"runqlat\":{\"layout\":{\"grouping_power\":4,\"max_value_power\":36},"
+#define IOC0 HEAD ",\"iocost\":{"
+
+/* Fields the server does not store are still checked as the schema states
+ * them (types, ranges, enums, patterns, required members, no null), so what
+ * it stores the schema also passes; each refusal names the member. */
+static void test_report_refuses_what_the_schema_refuses(void **state)
+{
+	struct report rep;
+	char err[512];
+
+	(void)state;
+	expect(RQ0 "\"attach\":5}}", 400, "runqlat.attach must be a string");
+	expect(RQ0 "\"attach\":\"kprobe\"}}", 400, "runqlat.attach must be one of tp_btf, raw_tp");
+	expect(RQ0 "\"cpus\":[{\"cpu\":0,\"p50_ns\":\"3\"}]}}", 400, "runqlat.cpus[0].p50_ns must be an integer");
+	expect(RQ0 "\"cpus\":[{\"cpu\":0,\"p999_ns\":-1}]}}", 400, "runqlat.cpus[0].p999_ns is out of range");
+	expect(RQ0 "\"cpus\":null}}", 400, "runqlat.cpus must not be null");
+	expect(RQ0 "\"by_scheduler\":null}}", 400, "runqlat.by_scheduler must not be null");
+	expect(IOC0 "\"source\":\"guess\"}}", 400, "iocost.source must be one of tracepoints, weights");
+	expect(IOC0 "\"io_controller\":1}}", 400, "iocost.io_controller must be true or false");
+	expect(IOC0 "\"parse_warnings\":-1}}", 400, "iocost.parse_warnings is out of range");
+	expect(IOC0 "\"disks\":[{\"dev\":\"sda\",\"name\":\"sda\",\"enabled\":true}]}}", 400,
+	       "iocost.disks[0].dev must be MAJOR:MINOR");
+	expect(IOC0 "\"disks\":[{\"dev\":\"8:0\",\"name\":\"sda\"}]}}", 400,
+	       "missing required field iocost.disks[0].enabled");
+	expect(IOC0 "\"disks\":[{\"dev\":\"8:0\",\"name\":\"sda\",\"enabled\":null}]}}", 400,
+	       "iocost.disks[0].enabled must not be null");
+	expect(IOC0 "\"cgroups\":[{\"path\":\"/\",\"dev\":\"8:0\",\"rbytes\":-1}]}}", 400,
+	       "iocost.cgroups[0].rbytes is out of range");
+	expect(IOC0 "\"cgroups\":[{\"path\":\"/\",\"dev\":\"8:0\",\"wait_us\":-1}]}}", 400,
+	       "iocost.cgroups[0].wait_us is out of range");
+	expect(IOC0 "\"cgroups\":[{\"path\":\"/\",\"dev\":\"8:0\",\"hweight_source\":\"x\"}]}}", 400,
+	       "iocost.cgroups[0].hweight_source must be one of");
+	expect(IOC0 "\"cgroups\":[{\"path\":\"/\",\"dev\":\"8:0\",\"active_pct\":\"1\"}]}}", 400,
+	       "iocost.cgroups[0].active_pct must be a number");
+	expect(HEAD ",\"sched_ext\":{\"ops\":null}}", 400, "missing required field sched_ext.state");
+	expect(HEAD ",\"sched_ext\":{\"state\":\"disabled\"}}", 400, "missing required field sched_ext.ops");
+	expect(HEAD ",\"sched_ext\":{\"state\":null,\"ops\":null}}", 400, "sched_ext.state must not be null");
+	expect(HEAD ",\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"a\",\"transitions\":[{\"t_ms\":1,"
+		    "\"state\":\"enabled\"}]}}",
+	       400, "missing required field sched_ext.transitions[0].ops");
+	expect(HEAD ",\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"a\",\"transitions\":[{\"t_ms\":\"1\","
+		    "\"state\":\"enabled\",\"ops\":null}]}}",
+	       400, "sched_ext.transitions[0].t_ms must be an integer");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\","
+	       "\"l3_domains\":[{\"cpus\":[0],\"size_kb\":-1}]},\"interval\":{\"start_ms\":1,\"end_ms\":2}}",
+	       400, "host.l3_domains[0].size_kb is out of range");
+	expect("{\"schema\":\"schedio.report.v1\",\"seq\":1,\"host\":{\"id\":\"a\",\"hostname\":\"b\","
+	       "\"l3_domains\":[{\"cpus\":[0,-1]}]},\"interval\":{\"start_ms\":1,\"end_ms\":2}}",
+	       400, "host.l3_domains[0].cpus[1] must be a CPU number");
+	expect(HEAD ",\"agent\":null}", 400, "agent must not be null");
+	/* an unknown member may be anything, null too (newer agents) */
+	assert_int_equal(parse(HEAD ",\"host2\":null}", &rep, err), 0);
+	report_free(&rep);
+	/* null stays the value of the members whose schema has it */
+	assert_int_equal(parse(HEAD ",\"sched_ext\":{\"state\":\"disabled\",\"ops\":null,\"transitions\":[{\"t_ms\":1,"
+				    "\"state\":\"enabled\",\"ops\":null}]}}",
+			       &rep, err),
+			 0);
+	assert_null(rep.sched_ops);
+	report_free(&rep);
+}
+#undef RQ0
+#undef IOC0
+
+/* agent.incarnation is kept as sent; absent is "" (null is refused); anything but 32 lowercase hex digits is
  * refused, since it decides with host and seq whether a report is a duplicate. */
 /* An object that names a member twice is refused wherever it is, known field
  * or not, with its place: a validator keeping the last and this server the
@@ -169,11 +235,13 @@ static void test_report_duplicate_names_refused(void **state)
 	expect("{\"schema\":\"schedio.report.v1\",\"seq\":3,\"seq\":4,\"host\":{\"id\":\"m1\",\"hostname\":\"h1\"},"
 	       "\"interval\":{\"start_ms\":1000,\"end_ms\":11000}}",
 	       400, "seq is given twice");
-	expect(HEAD ",\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"model\":\"SSD X\",\"model\":{\"ctrl\":\"user\"}}]}}",
+	expect(HEAD ",\"iocost\":{\"disks\":[{\"dev\":\"8:0\",\"name\":\"sda\",\"enabled\":true,\"model\":\"SSD X\","
+		    "\"model\":{\"ctrl\":\"user\"}}]}}",
 	       400, "iocost.disks[0].model is given twice");
 	expect(HEAD ",\"x\":[{},[{\"y\":1,\"y\":1}]]}", 400, "x[1][0].y is given twice");
 	/* sections that check their own names keep their messages */
-	expect(HEAD ",\"sched_ext\":{\"events\":{\"a\":1,\"a\":2}}}", 400, "sched_ext.events.a is given twice");
+	expect(HEAD ",\"sched_ext\":{\"state\":\"enabled\",\"ops\":\"s\",\"events\":{\"a\":1,\"a\":2}}}", 400,
+	       "sched_ext.events.a is given twice");
 	/* a large object is sorted, not compared pairwise: the duplicate is found at either end */
 	p += snprintf(p, sizeof(big), "%s,\"x\":{", HEAD);
 	for (i = 0; i < 200; i++)
@@ -206,9 +274,8 @@ static void test_report_agent_incarnation(void **state)
 	assert_int_equal(parse(HEAD ",\"agent\":{\"version\":\"1\"}}", &rep, err), 0);
 	assert_string_equal(rep.incarnation, "");
 	report_free(&rep);
-	assert_int_equal(parse(HEAD ",\"agent\":{\"incarnation\":null}}", &rep, err), 0);
-	assert_string_equal(rep.incarnation, "");
-	report_free(&rep);
+	/* null is no value the schema has here: leave the member out instead */
+	expect(HEAD ",\"agent\":{\"incarnation\":null}}", 400, "agent.incarnation must not be null");
 	assert_int_equal(parse(HEAD "}", &rep, err), 0);
 	assert_string_equal(rep.incarnation, "");
 	report_free(&rep);
@@ -321,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_report_takes_utf8_names),
 		cmocka_unit_test(test_report_bad_input_names_the_problem),
 		cmocka_unit_test(test_report_delivery_dropped),
+		cmocka_unit_test(test_report_refuses_what_the_schema_refuses),
 		cmocka_unit_test(test_report_duplicate_names_refused),
 		cmocka_unit_test(test_report_agent_incarnation),
 		cmocka_unit_test(test_report_by_scheduler_splits_the_host),
