@@ -11,48 +11,9 @@
 #include "cli/command.h"
 #include "cli/ssd_client.h"
 #include "common/cli.h"
+#include "common/fsutil.h"
 
 #define SUBMIT_MAX_FILE (64u << 20)
-
-static int read_file(const char *path, char **out, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0, got;
-	int rc = 0;
-
-	if (!f)
-		return -errno;
-	do {
-		if (n == cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 1 << 20;
-			if (cap > SUBMIT_MAX_FILE + 1) {
-				rc = -EFBIG;
-				break;
-			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				rc = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got > 0);
-	if (!rc && ferror(f))
-		rc = -EIO;
-	fclose(f);
-	if (rc) {
-		free(buf);
-		return rc;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
 
 static int submit_one(const struct ssd_client *c, const char *path)
 {
@@ -62,7 +23,7 @@ static int submit_one(const struct ssd_client *c, const char *path)
 	cJSON *doc;
 	int rc;
 
-	rc = read_file(path, &buf, &len);
+	rc = fs_read_all(path, SUBMIT_MAX_FILE, &buf, &len);
 	if (rc < 0) {
 		printf("%s: error: %s\n", path, rc == -EFBIG ? "larger than 64 MiB" : strerror(-rc));
 		return 1;

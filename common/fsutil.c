@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,6 +53,49 @@ char *fs_trim(char *s)
 	memmove(s, s + start, len - start);
 	s[len - start] = '\0';
 	return s;
+}
+
+int fs_read_all(const char *path, size_t max, char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rbe");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, got;
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	do {
+		if (n == cap) {
+			char *nb;
+
+			if (cap > max) {
+				rc = -EFBIG;
+				break;
+			}
+			cap = cap ? cap * 2 : 1 << 16;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				rc = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got > 0);
+	if (!rc && ferror(f))
+		rc = -EIO;
+	if (!rc && n > max)
+		rc = -EFBIG;
+	fclose(f);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
 }
 
 ssize_t fs_read_trimmed(const char *path, char *buf, size_t cap)

@@ -11,6 +11,9 @@
 ssize_t fs_read_small(const char *path, char *buf, size_t cap);
 /* Like fs_read_small, then trims whitespace at both ends; returns new length or -errno. */
 ssize_t fs_read_trimmed(const char *path, char *buf, size_t cap);
+/* Reads all of path (at most max bytes, else -EFBIG) into a new NUL-terminated buffer *out of *len bytes;
+ * 0 or -errno. */
+int fs_read_all(const char *path, size_t max, char **out, size_t *len);
 /* Trims leading and trailing whitespace of s in place; returns s. */
 char *fs_trim(char *s);
 /* Writes data to path via a temp file, fsync and rename; returns 0 or -errno. */

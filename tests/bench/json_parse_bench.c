@@ -15,6 +15,7 @@
 #include <time.h>
 #include <cjson/cJSON.h>
 
+#include "common/fsutil.h"
 #include "server/json/json_arena.h"
 #include "server/json/json_parse.h"
 
@@ -112,26 +113,6 @@ static void time_parsers(bool arena, const char *s, size_t len, int n, double t[
 	}
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-		buf[n] = '\0';
-		*len = (size_t)n;
-	} else {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 int main(int argc, char **argv)
 {
 	int n = 2000, first = 1;
@@ -146,10 +127,11 @@ int main(int argc, char **argv)
 	}
 	for (int a = first; a < argc; a++) {
 		size_t len;
-		char *s = slurp(argv[a], &len);
+		char *s = NULL;
+		int err = fs_read_all(argv[a], (size_t)1 << 30, &s, &len);
 
-		if (!s) {
-			perror(argv[a]);
+		if (err) {
+			fprintf(stderr, "%s: %s\n", argv[a], strerror(-err));
 			return 1;
 		}
 		printf("%s (%zu bytes, %d parses x %d rounds, median per parse)\n", argv[a], len, n, ROUNDS);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/fsutil.h"
 #include "server/ingest/report_parse.h"
 
 static double now_ns(void)
@@ -24,26 +25,6 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-		buf[n] = '\0';
-		*len = (size_t)n;
-	} else {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 int main(int argc, char **argv)
 {
 	int n = 2000, first = 1;
@@ -59,9 +40,9 @@ int main(int argc, char **argv)
 	for (int a = first; a < argc; a++) {
 		double rounds[9];
 		size_t len = 0;
-		char *body = slurp(argv[a], &len), err[512];
+		char *body = NULL, err[512];
 
-		if (!body) {
+		if (fs_read_all(argv[a], (size_t)1 << 30, &body, &len)) {
 			fprintf(stderr, "%s: cannot read\n", argv[a]);
 			return 1;
 		}
