@@ -10,11 +10,11 @@ set -euo pipefail
 packages=(
 	# build
 	build-essential cmake pkg-config clang clang-format llvm libclang-rt-14-dev
-	libbpf-dev bpftool libelf-dev
+	libbpf-dev bpftool libelf-dev liburing-dev
 	libmicrohttpd-dev libsqlite3-dev libcjson-dev libcurl4-gnutls-dev zlib1g-dev
 	libinih-dev libcmocka-dev nettle-dev libgnutls28-dev libpq-dev
 	# tests and tools they drive
-	python3 python3-jsonschema python3-yaml curl jq sqlite3 faketime procps iproute2 stress-ng openssl
+	python3 python3-jsonschema python3-yaml curl jq sqlite3 faketime procps iproute2 stress-ng openssl fio
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap e2fsprogs
 	chromium fonts-dejavu-core
 	postgresql
