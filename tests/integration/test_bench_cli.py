@@ -450,5 +450,41 @@ class BenchThrottled(unittest.TestCase):
         self.assertGreaterEqual(steady_ok, 1, "no phase was steady: the host disk is too busy to check against")
 
 
+    def set_read_iops(self, v):
+        if self.cg.startswith("/sys/fs/cgroup/blkio/"):
+            with open(f"{self.cg}/blkio.throttle.read_iops_device", "w") as f:
+                f.write(f"{self.devno} {v}\n")
+        else:
+            with open(f"{self.cg}/io.max", "w") as f:
+                f.write(f"{self.devno} riops={v}\n")
+
+    def test_limit_lowered_mid_phase_is_a_burst_and_the_lower_rate_the_value(self):
+        # a token bucket as the kernel can make one: 1000 read IO/s, lowered to 400 after 6 s
+        f = os.path.join(self.tmp, "existing")
+        make_file(f, 96 * MIB)
+        self.set_read_iops(1000)
+        try:
+            p = subprocess.Popen(["sh", "-c", f'echo $$ > {self.cg}/cgroup.procs && exec "$@"', "sh",
+                                  harness.binary("schedio"), "bench", "--read-only", "--phases", "rrandiops",
+                                  "--min-phase", "10", "--max-phase", "25", "--json", f],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(6)
+            self.set_read_iops(400)
+            out, err = p.communicate(timeout=120)
+        finally:
+            self.set_read_iops(self.LIMITS["rrandiops"])
+        self.assertEqual(p.returncode, 0, err)
+        doc = json.loads(out)
+        ph = doc["phases"][0]
+        bursts = [w for w in doc["warnings"] if w["kind"] == "burst"]
+        print(f"\n  rrandiops 1000 then 400 IO/s: value {ph['value']}, burst {bursts and bursts[0]['burst_value']} "
+              f"for {bursts and bursts[0]['burst_s']} s, {ph['duration_s']} s, steady {ph['steady']}")
+        self.assertLess(abs(ph["value"] / 400 - 1), 0.15, ph)
+        self.assertEqual(len(bursts), 1, doc["warnings"])
+        self.assertLess(abs(bursts[0]["burst_value"] / 1000 - 1), 0.15, bursts)
+        self.assertTrue(4 <= bursts[0]["burst_s"] <= 7, bursts)
+        self.assertIn("rrandiops", bursts[0]["message"])
+
+
 if __name__ == "__main__":
     harness.main()
