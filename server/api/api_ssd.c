@@ -1,5 +1,6 @@
-/* api_ssd.c - the SSD model database over HTTP: resctl-bench results in,
- * per-model io.cost recommendations out (GET/POST /api/v1/ssd/...).
+/* api_ssd.c - the SSD model database over HTTP: resctl-bench results (full
+ * runs) and schedio bench results (quick benches) in, per-model io.cost
+ * recommendations out (GET/POST /api/v1/ssd/...).
  *
  * Handlers only translate: parsing is ssd_result.c, aggregation
  * ssd_recommend.c, text formats ssd_config.c, storage ssd_store.h. A
@@ -23,6 +24,7 @@
 #include "server/http/ssd_ratelimit.h"
 #include "server/ssd/ssd_recommend.h"
 #include "server/ssd/ssd_result.h"
+#include "server/ssd/ssdbench_result.h"
 #include "server/store/ssd_store.h"
 
 #define QUERY_MAX 256
@@ -128,7 +130,7 @@ enum MHD_Result api_ssd_submit(struct http_request *req)
 		goto out;
 	if (req->body_len == 0) {
 		ret = http_reply_error(req, MHD_HTTP_BAD_REQUEST,
-				       "empty body: send a resctl-bench result file (JSON or gzip)");
+				       "empty body: send a resctl-bench or schedio bench result file (JSON or gzip)");
 		goto out;
 	}
 	status = ssd_result_parse(req->body, req->body_len, req->srv->opt.max_inflated, r, err, sizeof(err));
@@ -152,6 +154,7 @@ enum MHD_Result api_ssd_submit(struct http_request *req)
 	cJSON_AddStringToObject(doc, "model_id", r->model_id);
 	cJSON_AddStringToObject(doc, "fwrev", r->fwrev);
 	cJSON_AddStringToObject(doc, "bench_version", r->bench_version);
+	cJSON_AddStringToObject(doc, "kind", ssd_kind_names[r->kind]);
 	names = cJSON_AddArrayToObject(doc, "solutions");
 	for (int i = 0; i < r->nsolutions; i++)
 		cJSON_AddItemToArray(names, cJSON_CreateString(r->solutions[i].name));
@@ -170,6 +173,28 @@ static bool id_ok(const char *id)
 	return n == 32 && id[n] == '\0';
 }
 
+/* Adds a quick result's phases and warnings, read from its stored file, to its "bench"
+ * object in doc (ssd_result_to_json's output); the summary alone does not keep them. */
+static void add_bench_detail(struct http_request *req, const char *id, cJSON *doc)
+{
+	cJSON *bench = cJSON_GetObjectItemCaseSensitive(doc, "bench"), *file = NULL, *detail = NULL, *part;
+	void *gz = NULL;
+	size_t len = 0;
+
+	if (!cJSON_IsObject(bench) || store(req)->ops->get_file(store(req), id, &gz, &len) < 0)
+		goto out;
+	file = ssd_result_file_json(gz, len, req->srv->opt.max_inflated);
+	detail = file ? ssdbench_result_detail(file) : NULL;
+	while (detail && (part = detail->child)) {
+		cJSON_DetachItemViaPointer(detail, part);
+		cJSON_AddItemToObject(bench, part->string, part);
+	}
+out:
+	cJSON_Delete(detail);
+	cJSON_Delete(file);
+	free(gz);
+}
+
 enum MHD_Result api_ssd_result_get(struct http_request *req)
 {
 	struct ssd_result *r = calloc(1, sizeof(*r));
@@ -184,8 +209,13 @@ enum MHD_Result api_ssd_result_get(struct http_request *req)
 		ret = http_reply_error(req, MHD_HTTP_NOT_FOUND, "no SSD result with that id");
 	else if (rc < 0)
 		ret = http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the result");
-	else
-		ret = http_reply_json(req, MHD_HTTP_OK, ssd_result_to_json(r));
+	else {
+		cJSON *doc = ssd_result_to_json(r);
+
+		if (doc && r->kind == SSD_KIND_QUICK)
+			add_bench_detail(req, r->id, doc);
+		ret = http_reply_json(req, MHD_HTTP_OK, doc);
+	}
 	free(r);
 	return ret;
 }
@@ -210,6 +240,15 @@ enum MHD_Result api_ssd_result_file(struct http_request *req)
 	return ret;
 }
 
+/* "kinds": {"full": n, "quick": n}: how many results of each kind. */
+static void add_kinds(cJSON *o, int full, int quick)
+{
+	cJSON *k = cJSON_AddObjectToObject(o, "kinds");
+
+	cJSON_AddNumberToObject(k, ssd_kind_names[SSD_KIND_FULL], full);
+	cJSON_AddNumberToObject(k, ssd_kind_names[SSD_KIND_QUICK], quick);
+}
+
 static cJSON *model_json(const struct ssd_model_summary *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -219,6 +258,8 @@ static cJSON *model_json(const struct ssd_model_summary *m)
 	cJSON_AddNumberToObject(o, "submissions", m->submissions);
 	cJSON_AddItemToObject(o, "fwrevs", string_array(m->fwrevs, '\n'));
 	cJSON_AddItemToObject(o, "solutions", string_array(m->solutions, ' '));
+	if (m->quick > 0) /* only then, so lists without quick benches read as before */
+		add_kinds(o, m->submissions - m->quick, m->quick);
 	return o;
 }
 
@@ -274,6 +315,21 @@ enum MHD_Result api_ssd_models(struct http_request *req)
 	return http_reply_json(req, MHD_HTTP_OK, doc);
 }
 
+#define QUICK_NOTE                                                                                                     \
+	"only quick benches (schedio bench): the io.cost model is the median of their measured parameters; no QoS "    \
+	"was measured, so none is recommended (run resctl-bench for a tuned QoS)"
+#define FULL_NOTE "recommended from the full resctl-bench results only; quick benches are listed but not used"
+
+/* The six measured io.cost.model values of a quick result. */
+static cJSON *params_only(const struct ssd_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (int i = 0; i < SSD_NPARAMS; i++)
+		cJSON_AddNumberToObject(o, ssd_model_keys[i], r->params_model[i]);
+	return o;
+}
+
 /* Loads the results of the model named by the path (id or name) narrowed to fwrev
  * (may be NULL); on failure queues the reply and returns -1. */
 static int load_model(struct http_request *req, const char *fwrev, struct ssd_result **res, size_t *n, size_t *total,
@@ -318,6 +374,7 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 	struct ssd_recommendation *rec = calloc(1, sizeof(*rec));
 	struct ssd_result *res = NULL;
 	size_t n, total;
+	int nquick = 0;
 	char ver[32];
 	cJSON *doc, *fw, *list;
 	enum MHD_Result ret;
@@ -344,10 +401,16 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 		if (!seen)
 			cJSON_AddItemToArray(fw, cJSON_CreateString(res[i].fwrev));
 	}
-	/* Each submission, for download links and per-submission charts. */
+	for (size_t i = 0; i < n; i++)
+		nquick += res[i].kind == SSD_KIND_QUICK;
+	/* Each submission, for download links and per-submission charts. Kinds are named only
+	 * where a quick bench is among them, so answers without one read as before. */
 	list = cJSON_AddArrayToObject(doc, "results");
 	for (size_t i = 0; i < n; i++) {
 		cJSON *o = cJSON_CreateObject();
+
+		if (nquick)
+			cJSON_AddStringToObject(o, "kind", ssd_kind_names[res[i].kind]);
 
 		cJSON_AddStringToObject(o, "id", res[i].id);
 		cJSON_AddStringToObject(o, "fwrev", res[i].fwrev);
@@ -355,16 +418,49 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 		cJSON_AddBoolToObject(o, "merged", res[i].merged);
 		cJSON_AddStringToObject(o, "kernel", res[i].kernel);
 		cJSON_AddNumberToObject(o, "size_bytes", (double)res[i].size_bytes);
+		if (res[i].kind == SSD_KIND_QUICK) {
+			cJSON *full = ssd_result_to_json(&res[i]), *bench;
+
+			add_bench_detail(req, res[i].id, full);
+			bench = cJSON_DetachItemFromObjectCaseSensitive(full, "bench");
+			if (bench)
+				cJSON_AddItemToObject(o, "bench", bench);
+			cJSON_AddItemToObject(o, "model", params_only(&res[i]));
+			cJSON_Delete(full);
+		}
 		cJSON_AddItemToArray(list, o);
 	}
 	snprintf(ver, sizeof(ver), "%d.%d", rec->bench_major, rec->bench_minor);
 	cJSON_AddStringToObject(doc, "bench_version", ver);
 	cJSON_AddStringToObject(doc, "source", rec->from_merged ? "merged" : "raw");
 	cJSON_AddItemToObject(doc, "recommended", ssd_recommend_to_json(rec));
+	if (nquick) {
+		add_kinds(doc, (int)n - nquick, nquick);
+		cJSON_AddStringToObject(doc, "basis", ssd_kind_names[rec->quick ? SSD_KIND_QUICK : SSD_KIND_FULL]);
+		cJSON_AddStringToObject(doc, "note", rec->quick ? QUICK_NOTE : FULL_NOTE);
+	}
 	ret = http_reply_json(req, MHD_HTTP_OK, doc);
 out:
 	free(res);
 	free(rec);
+	return ret;
+}
+
+/* The config text with both X-Schedio-Solution and X-Schedio-Basis headers. */
+static enum MHD_Result reply_with2(struct http_request *req, const char *text, size_t len, const char *solution,
+				   const char *basis)
+{
+	struct MHD_Response *res = MHD_create_response_from_buffer(len, (void *)text, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
+
+	if (!res)
+		return MHD_NO;
+	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	http_add_security_headers(res, "text/plain; charset=utf-8");
+	MHD_add_response_header(res, "X-Schedio-Solution", solution);
+	MHD_add_response_header(res, "X-Schedio-Basis", basis);
+	ret = MHD_queue_response(req->conn, MHD_HTTP_OK, res);
+	MHD_destroy_response(res);
 	return ret;
 }
 
@@ -399,8 +495,12 @@ enum MHD_Result api_ssd_model_config(struct http_request *req)
 		ret = http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "configuration does not fit");
 		goto out;
 	}
-	ret = reply_with(req, MHD_HTTP_OK, "text/plain; charset=utf-8", text, (size_t)len, "X-Schedio-Solution",
-			 sol->name);
+	/* A quick-only model gets its model line alone; X-Schedio-Basis says why there is no QoS. */
+	if (rec->quick)
+		ret = reply_with2(req, text, (size_t)len, sol->name, ssd_kind_names[SSD_KIND_QUICK]);
+	else
+		ret = reply_with(req, MHD_HTTP_OK, "text/plain; charset=utf-8", text, (size_t)len, "X-Schedio-Solution",
+				 sol->name);
 out:
 	free(res);
 	free(rec);
