@@ -344,6 +344,7 @@ static void version_numbers(const char *v, int *maj, int *min)
 static int take(const cJSON *doc, struct ssd_result *out, cJSON *detail, char *err, size_t errlen)
 {
 	const cJSON *schema = get(doc, "schema"), *tool = get(doc, "tool");
+	size_t n;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -366,7 +367,8 @@ static int take(const cJSON *doc, struct ssd_result *out, cJSON *detail, char *e
 		 take_num(doc, "started_ms", "", 0, EPOCH_MS_MAX, false, false, &out->quick.started_ms, err, errlen)) ||
 	    (rc = take_num(doc, "duration_s", "", 0, SECONDS_MAX, false, false, &out->quick.duration_s, err, errlen)))
 		return rc;
-	out->bench_version[strcspn(out->bench_version, " \t")] = '\0';
+	n = strcspn(out->bench_version, " \t"); /* "0.7.0 dev" is version 0.7.0 */
+	memset(out->bench_version + n, 0, sizeof(out->bench_version) - n);
 	version_numbers(out->bench_version, &out->bench_major, &out->bench_minor);
 	if ((rc = take_device(get(doc, "device"), out, err, errlen)) ||
 	    (rc = take_model(get(doc, "model"), out, err, errlen)))
