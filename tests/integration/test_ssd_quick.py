@@ -248,6 +248,39 @@ class SsdQuick(unittest.TestCase):
                                        "WHERE id = 'Kind_Column_SSD'"), [(2, 1)])
 
 
+class SsdQuickUpgrade(unittest.TestCase):
+    """A database from before migration 0017 (no kind anywhere) keeps its results as full ones."""
+
+    def test_rows_stored_before_the_migration_are_full_runs(self):
+        srv = harness.Server()
+        try:
+            srv.start()
+            auth = {"Authorization": "Bearer " + srv.add_token("t", "submit")}
+            model = "Upgrade SSD"
+            r = srv.request("POST", POST, gzip.compress(body(full_result(model))), auth)
+            self.assertEqual(r.status, 201, r.body)
+            before = srv.get_json("/api/v1/ssd/models/Upgrade_SSD")
+            srv.stop()
+            # take the database back to schema 16, as a server of the last release left it
+            harness.query(srv.db, "ALTER TABLE ssd_results DROP COLUMN kind")
+            harness.query(srv.db, "ALTER TABLE ssd_models DROP COLUMN quick")
+            if harness.is_pg(srv.db):
+                harness.query(srv.db, "DELETE FROM schema_version WHERE version = 17")
+            else:
+                harness.query(srv.db, "PRAGMA user_version = 16")
+            srv.restart()
+            self.assertEqual(harness.query(srv.db, "SELECT kind FROM ssd_results"), [("full",)])
+            self.assertEqual(srv.get_json("/api/v1/ssd/models/Upgrade_SSD"), before)
+            r = srv.request("POST", POST, body(bench(model, "FW1", 3.0)), auth)
+            self.assertEqual(r.status, 201, r.body)
+            after = srv.get_json("/api/v1/ssd/models/Upgrade_SSD")
+            self.assertEqual((after["kinds"], after["basis"], after["recommended"]),
+                             ({"full": 1, "quick": 1}, "full", before["recommended"]))
+            srv.stop()
+        finally:
+            srv.cleanup()
+
+
 class SsdQuickBadInput(unittest.TestCase):
     """Each malformed or hostile bench result: a 4xx naming what is wrong, and no row added."""
 
