@@ -320,13 +320,14 @@ enum MHD_Result api_ssd_models(struct http_request *req)
 	"was measured, so none is recommended (run resctl-bench for a tuned QoS)"
 #define FULL_NOTE "recommended from the full resctl-bench results only; quick benches are listed but not used"
 
-/* The six measured io.cost.model values of a quick result. */
+/* {"model": the six measured io.cost.model values, "qos": null} of a quick result. */
 static cJSON *params_only(const struct ssd_result *r)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o = cJSON_CreateObject(), *m = cJSON_AddObjectToObject(o, "model");
 
 	for (int i = 0; i < SSD_NPARAMS; i++)
-		cJSON_AddNumberToObject(o, ssd_model_keys[i], r->params_model[i]);
+		cJSON_AddNumberToObject(m, ssd_model_keys[i], r->params_model[i]);
+	cJSON_AddNullToObject(o, "qos");
 	return o;
 }
 
@@ -425,7 +426,7 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 			bench = cJSON_DetachItemFromObjectCaseSensitive(full, "bench");
 			if (bench)
 				cJSON_AddItemToObject(o, "bench", bench);
-			cJSON_AddItemToObject(o, "model", params_only(&res[i]));
+			cJSON_AddItemToObject(o, "params", params_only(&res[i]));
 			cJSON_Delete(full);
 		}
 		cJSON_AddItemToArray(list, o);

@@ -135,7 +135,7 @@ class SsdQuick(unittest.TestCase):
         page = self.model_page(sub["model_id"])
         self.assertEqual(page["kinds"], {"full": 0, "quick": 1})
         self.assertEqual([(r["id"], r["kind"]) for r in page["results"]], [(sub["id"], "quick")])
-        self.assertEqual(page["results"][0]["model"], doc["model"])
+        self.assertEqual(page["results"][0]["params"], {"model": doc["model"], "qos": None})
         self.assertEqual(page["results"][0]["bench"]["phases"], doc["phases"])
         self.assertEqual(page["results"][0]["bench"]["warnings"], doc["warnings"])
         self.assertEqual(page["basis"], "quick")
