@@ -394,6 +394,7 @@ function curveSection(pg) {
     const r = results.find((x) => x.curves || x.data);
     if (r) return drawCurveData(ctx, sec.body, r, r.curves || r.data);
     const full = results.filter((x) => !isQuick(x)); // a quick bench has no iocost-tune curves
+    if (results.length && !full.length) return fill(sec.body, empty('Quick benches have no iocost-tune curves: their rates over time are under Quick benches.'));
     const pick = full.find((x) => Object.keys(x.solutions || {}).length > 1) || full[0];
     if (!pick) return fill(sec.body, empty('The measured curves are in the submitted files, which this server does not list for the model.'));
     const btn = h('button', { type: 'button', id: 'load-curves' }, `Load the curves from submission ${String(pick.id).slice(0, 8)}`);

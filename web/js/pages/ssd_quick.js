@@ -27,13 +27,16 @@ function warningList(warnings) {
     String(w.message || ''))));
 }
 
+// 4096 -> "4 KiB", 1048576 -> "1 MiB": block sizes are powers of two.
+const blockSize = (b) => (b >= 1048576 && b % 1048576 === 0 ? `${b / 1048576} MiB` : b % 1024 === 0 ? `${b / 1024} KiB` : `${b} B`);
+
 function phaseTable(phases) {
   const f = (p) => (BW.has(p.param) ? fmt.mbps : fmt.iops)(p.value);
   return h('table', { class: 'data compact' }, h('caption', {}, 'Phases, in the order run'),
     h('thead', {}, h('tr', {}, ['Phase', 'Sustained rate', 'Block size', 'Queue depth', 'Steady', 'Duration'].map((c) => h('th', { scope: 'col' }, c)))),
     h('tbody', {}, phases.map((p) => h('tr', {},
       h('th', { scope: 'row' }, h('code', {}, p.param), ` ${p.op} ${p.pattern}`),
-      h('td', { class: 'num' }, f(p)), h('td', { class: 'num' }, fmt.bytes(p.block_size)),
+      h('td', { class: 'num' }, f(p)), h('td', { class: 'num' }, blockSize(p.block_size)),
       h('td', { class: 'num' }, fmt.count(p.queue_depth)), h('td', {}, p.steady ? 'yes' : 'no'),
       h('td', { class: 'num' }, `${Number(p.duration_s).toFixed(1)} s`)))));
 }
