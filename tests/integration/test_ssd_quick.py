@@ -13,7 +13,8 @@ import gzip
 import hashlib
 import json
 import os
-import re
+import shutil
+import tempfile
 import time
 import unittest
 import urllib.parse
@@ -175,6 +176,29 @@ class SsdQuick(unittest.TestCase):
                       line.split("model=linear ")[1], hwdb)
         self.assertNotIn("IOCOST_QOS", hwdb)
         self.assertIn("quick benches (schedio bench) only, 4 submission(s): io.cost model without QoS", hwdb)
+
+    def test_quick_only_hwdb_entry_compiles_and_has_no_qos(self):
+        tool = shutil.which("systemd-hwdb")
+        if not tool:
+            self.skipTest("systemd-hwdb is not installed")
+        model = "Hwdb Quick SSD"
+        docs = [bench(model, "HQ1", s) for s in (1.0, 1.2, 0.8)]
+        for d in docs:
+            self.submit(body(d))
+        want = " ".join(f"{k}={round_half_up(median([d['model'][k] for d in docs]))}" for k in KEYS)
+        r = self.srv.request("GET", "/api/v1/ssd/hwdb")
+        root = tempfile.mkdtemp(prefix="schedio-hwdb-")
+        try:
+            os.makedirs(os.path.join(root, "etc/udev/hwdb.d"))
+            with open(os.path.join(root, "etc/udev/hwdb.d/90-schedio-iocost.hwdb"), "wb") as fh:
+                fh.write(r.body)
+            p = harness.run([tool, "--root", root, "update", "--strict"])
+            self.assertEqual((p.returncode, p.stderr), (0, ""))
+            p = harness.run([tool, "--root", root, "query", f"block:devpath:/x:name:{model}:fwrev:HQ1:"])
+            props = dict(line.split("=", 1) for line in p.stdout.splitlines())
+            self.assertEqual(props, {"IOCOST_SOLUTIONS": "quick", "IOCOST_MODEL_QUICK": want})
+        finally:
+            shutil.rmtree(root)
 
     def test_model_with_a_full_result_keeps_its_recommendation(self):
         model = "Mixed Kinds SSD"
