@@ -263,6 +263,34 @@ class SsdQuick(unittest.TestCase):
         return [harness.query(self.srv.db, f"SELECT count(*) FROM {t}")[0][0]
                 for t in ("ssd_results", "ssd_files", "ssd_models")]
 
+    def test_schedio_apply_writes_the_model_line_and_leaves_qos(self):
+        model = "Apply Quick SSD"
+        for s in (1.0, 1.05, 0.9):
+            self.submit(body(bench(model, "AQ1", s)))
+        line = self.srv.request("GET", "/api/v1/ssd/models/Apply_Quick_SSD/config?dev=259:4").body.decode()
+        tmp = tempfile.mkdtemp(prefix="schedio-apply-")
+        try:
+            for path, text in ((f"{tmp}/sys/block/nvme4n1/dev", "259:4\n"),
+                               (f"{tmp}/sys/block/nvme4n1/device/model", model + "      \n"),
+                               (f"{tmp}/sys/block/nvme4n1/device/firmware_rev", "AQ1\n"),
+                               (f"{tmp}/cg/io.cost.model", ""), (f"{tmp}/cg/io.cost.qos", "old qos\n")):
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(text)
+            r = harness.run([harness.binary("schedio"), "apply", "--server", self.srv.url, "--sysfs-root",
+                             f"{tmp}/sys", "--cgroup-root", f"{tmp}/cg"])
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertEqual(r.stdout.splitlines(), [
+                f"nvme4n1 259:4 ({model}, firmware AQ1): solution quick",
+                f"  writing {tmp}/cg/io.cost.model: {line.strip()}",
+                f"  leaving {tmp}/cg/io.cost.qos as it is: this model has quick benches only, which measure no QoS"])
+            with open(f"{tmp}/cg/io.cost.model") as f:
+                self.assertEqual(f.read(), line)
+            with open(f"{tmp}/cg/io.cost.qos") as f:
+                self.assertEqual(f.read(), "old qos\n")
+        finally:
+            shutil.rmtree(tmp)
+
     def test_kind_is_stored_per_result(self):
         sub = self.submit(body(bench("Kind Column SSD", "K1")))
         full = self.submit(gzip.compress(body(full_result("Kind Column SSD"))))
