@@ -41,9 +41,9 @@ static struct ssd_store *store(struct http_request *req)
 	return req->srv->ssd_store;
 }
 
-/* Queues a reply with an extra header (name may be NULL); body copied. */
-static enum MHD_Result reply_with(struct http_request *req, unsigned status, const char *ctype, const void *body,
-				  size_t len, const char *name, const char *value)
+/* Queues a reply with extra headers (name, value pairs up to a NULL name); body copied. */
+static enum MHD_Result reply_with_headers(struct http_request *req, unsigned status, const char *ctype,
+					  const void *body, size_t len, const char *const *headers)
 {
 	struct MHD_Response *res = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
@@ -52,11 +52,20 @@ static enum MHD_Result reply_with(struct http_request *req, unsigned status, con
 		return MHD_NO;
 	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	http_add_security_headers(res, ctype);
-	if (name)
-		MHD_add_response_header(res, name, value);
+	for (; headers && headers[0]; headers += 2)
+		MHD_add_response_header(res, headers[0], headers[1]);
 	ret = MHD_queue_response(req->conn, status, res);
 	MHD_destroy_response(res);
 	return ret;
+}
+
+/* Queues a reply with an extra header (name may be NULL); body copied. */
+static enum MHD_Result reply_with(struct http_request *req, unsigned status, const char *ctype, const void *body,
+				  size_t len, const char *name, const char *value)
+{
+	const char *const headers[] = { name, value, NULL };
+
+	return reply_with_headers(req, status, ctype, body, len, headers);
 }
 
 static void client_address(struct http_request *req, char *out, size_t cap)
@@ -319,6 +328,9 @@ enum MHD_Result api_ssd_models(struct http_request *req)
 	"only quick benches (schedio bench): the io.cost model is the median of their measured parameters; no QoS "    \
 	"was measured, so none is recommended (run resctl-bench for a tuned QoS)"
 #define FULL_NOTE "recommended from the full resctl-bench results only; quick benches are listed but not used"
+/* The quick benches' phases on a model page stop after this many bytes of JSON (a bench
+ * is 200 KB at most), so a model with many quick benches still answers under 1 MiB. */
+#define QUICK_DETAIL_BUDGET 500000
 
 /* {"model": the six measured io.cost.model values, "qos": null} of a quick result. */
 static cJSON *params_only(const struct ssd_result *r)
@@ -374,7 +386,7 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 	const char *fwrev = http_query(req, "fwrev");
 	struct ssd_recommendation *rec = calloc(1, sizeof(*rec));
 	struct ssd_result *res = NULL;
-	size_t n, total;
+	size_t n, total, detail_used = 0;
 	int nquick = 0;
 	char ver[32];
 	cJSON *doc, *fw, *list;
@@ -410,10 +422,9 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 	for (size_t i = 0; i < n; i++) {
 		cJSON *o = cJSON_CreateObject();
 
+		cJSON_AddStringToObject(o, "id", res[i].id);
 		if (nquick)
 			cJSON_AddStringToObject(o, "kind", ssd_kind_names[res[i].kind]);
-
-		cJSON_AddStringToObject(o, "id", res[i].id);
 		cJSON_AddStringToObject(o, "fwrev", res[i].fwrev);
 		cJSON_AddStringToObject(o, "bench_version", res[i].bench_version);
 		cJSON_AddBoolToObject(o, "merged", res[i].merged);
@@ -422,10 +433,16 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 		if (res[i].kind == SSD_KIND_QUICK) {
 			cJSON *full = ssd_result_to_json(&res[i]), *bench;
 
-			add_bench_detail(req, res[i].id, full);
+			/* phases and series while the answer stays small; GET the result for the rest */
+			if (detail_used < QUICK_DETAIL_BUDGET)
+				add_bench_detail(req, res[i].id, full);
 			bench = cJSON_DetachItemFromObjectCaseSensitive(full, "bench");
-			if (bench)
+			if (bench) {
 				cJSON_AddItemToObject(o, "bench", bench);
+				size_t size = json_size(bench);
+
+				detail_used = size == SIZE_MAX ? QUICK_DETAIL_BUDGET : detail_used + size;
+			}
 			cJSON_AddItemToObject(o, "params", params_only(&res[i]));
 			cJSON_Delete(full);
 		}
@@ -444,24 +461,6 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 out:
 	free(res);
 	free(rec);
-	return ret;
-}
-
-/* The config text with both X-Schedio-Solution and X-Schedio-Basis headers. */
-static enum MHD_Result reply_with2(struct http_request *req, const char *text, size_t len, const char *solution,
-				   const char *basis)
-{
-	struct MHD_Response *res = MHD_create_response_from_buffer(len, (void *)text, MHD_RESPMEM_MUST_COPY);
-	enum MHD_Result ret;
-
-	if (!res)
-		return MHD_NO;
-	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-	http_add_security_headers(res, "text/plain; charset=utf-8");
-	MHD_add_response_header(res, "X-Schedio-Solution", solution);
-	MHD_add_response_header(res, "X-Schedio-Basis", basis);
-	ret = MHD_queue_response(req->conn, MHD_HTTP_OK, res);
-	MHD_destroy_response(res);
 	return ret;
 }
 
@@ -496,12 +495,13 @@ enum MHD_Result api_ssd_model_config(struct http_request *req)
 		ret = http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "configuration does not fit");
 		goto out;
 	}
-	/* A quick-only model gets its model line alone; X-Schedio-Basis says why there is no QoS. */
-	if (rec->quick)
-		ret = reply_with2(req, text, (size_t)len, sol->name, ssd_kind_names[SSD_KIND_QUICK]);
-	else
-		ret = reply_with(req, MHD_HTTP_OK, "text/plain; charset=utf-8", text, (size_t)len, "X-Schedio-Solution",
-				 sol->name);
+	{
+		/* A quick-only model gets its model line alone; X-Schedio-Basis says why there is no QoS. */
+		const char *const headers[] = { "X-Schedio-Solution", sol->name, rec->quick ? "X-Schedio-Basis" : NULL,
+						ssd_kind_names[SSD_KIND_QUICK], NULL };
+
+		ret = reply_with_headers(req, MHD_HTTP_OK, "text/plain; charset=utf-8", text, (size_t)len, headers);
+	}
 out:
 	free(res);
 	free(rec);

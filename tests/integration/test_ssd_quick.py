@@ -227,6 +227,26 @@ class SsdQuick(unittest.TestCase):
         self.assertEqual([(x["submissions"], x["kinds"], x["solutions"]) for x in m],
                          [(4, {"full": 1, "quick": 3}, ["isolation", "naive"])])
 
+    def test_many_big_quick_benches_keep_the_model_page_under_1_mib(self):
+        model = "Big Quick SSD"
+        ids = []
+        for i in range(8):
+            doc = bench(model, "BQ1", 1 + i / 100)
+            base = doc["phases"][0]
+            doc["phases"] = [dict(base, series=[[round(0.5 * (k + 1), 1), 3180000000 + 997 * k + i] for k in range(600)],
+                                  saturation=[[q + 1, 123456789 + q] for q in range(32)]) for _ in range(16)]
+            ids.append(self.submit(body(doc))["id"])
+        r = self.srv.request("GET", "/api/v1/ssd/models/Big_Quick_SSD")
+        self.assertEqual(r.status, 200)
+        self.assertLess(len(r.body), 1 << 20)
+        results = r.json()["results"]
+        with_phases = [x["id"] for x in results if "phases" in x["bench"]]
+        self.assertTrue(0 < len(with_phases) < len(ids), len(with_phases))
+        self.assertTrue(all(x["bench"]["nphases"] == 16 for x in results))
+        missing = next(x["id"] for x in results if "phases" not in x["bench"])
+        one = self.srv.get_json(f"/api/v1/ssd/results/{missing}")
+        self.assertEqual((len(one["bench"]["phases"]), len(one["bench"]["phases"][0]["series"])), (16, 600))
+
     def test_duplicates_by_content(self):
         doc = bench("Dup Quick SSD", "D1")
         raw = body(doc)
