@@ -545,6 +545,8 @@ enum MHD_Result api_ssd_hwdb(struct http_request *req)
 		size_t n = 0;
 
 		rc = store(req)->ops->model_results(store(req), m[i].id, &res, &n);
+		/* Where full results exist, a firmware with quick benches only gets no entry of its own. */
+		n = rc ? 0 : ssd_recommend_deciding(res, n);
 		/* One entry per firmware: the same model can perform differently after an update. */
 		for (size_t a = 0; !rc && a < n; a++) {
 			struct ssd_result *sub = NULL;

@@ -89,6 +89,8 @@ static int lookup(struct ssd_store *st, const char *name, const char *fw, struct
 	rc = st->ops->model_results(st, id, &res, &n);
 	if (rc < 0)
 		return rc;
+	/* Quick benches of a model with full results decide nothing, not even for their firmware. */
+	n = ssd_recommend_deciding(res, n);
 	/* Prefer this firmware's results when there are any: firmware changes performance. */
 	for (size_t i = 0; *fw && i < n; i++)
 		if (strcmp(res[i].fwrev, fw) == 0)

@@ -133,6 +133,21 @@ static void aggregate_quick(const struct ssd_result *results, size_t n, struct s
 	rs->submissions = (int)k;
 }
 
+size_t ssd_recommend_deciding(struct ssd_result *results, size_t n)
+{
+	bool any_full = false;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		any_full |= results[i].kind == SSD_KIND_FULL;
+	if (!any_full)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (results[i].kind == SSD_KIND_FULL)
+			results[k++] = results[i];
+	return k;
+}
+
 void ssd_recommend(const struct ssd_result *results, size_t n, struct ssd_recommendation *out)
 {
 	bool any_raw = false, any_full = false, *use = calloc(n ? n : 1, sizeof(bool));

@@ -42,6 +42,9 @@ extern const char *const ssd_recommend_fallback_order[4];
  * percents (rpct, wpct, min, max) to 2 decimals, latencies to integer µs. Without full results,
  * the quick benches' model medians as the one solution SSD_RECOMMEND_QUICK (model_only). */
 void ssd_recommend(const struct ssd_result *results, size_t n, struct ssd_recommendation *out);
+/* Drops the quick results from results[0..n) when a full one is among them (they decide
+ * nothing then), keeping the order; returns how many are left. Narrow by firmware after it. */
+size_t ssd_recommend_deciding(struct ssd_result *results, size_t n);
 /* The median of v[0..n) (sorts v in place); NAN when n is 0. */
 double ssd_recommend_median(double *v, size_t n);
 /* Rounds a qos value as the recommendation does (2 decimals or integer µs). */

@@ -223,9 +223,21 @@ class SsdQuick(unittest.TestCase):
         self.assertIn(b"enable=1", cfg_after.body)
         self.assertIsNone(cfg_after.headers.get("x-schedio-basis"))
         self.assertEqual(self.srv.request("GET", f"/api/v1/ssd/hwdb?model={mid}").body, hwdb_before)
+        # a quick bench of another firmware adds no hwdb entry and moves no disk's recommendation
+        self.submit(body(bench(model, "FW2", 9.0)))
+        self.assertEqual(self.srv.request("GET", f"/api/v1/ssd/hwdb?model={mid}").body, hwdb_before)
+        self.assertEqual(self.srv.request("GET", f"/api/v1/ssd/models/{mid}/config?dev=8:0").body, cfg_before.body)
+        rec = before["recommended"]["isolation"]
+        disk = {"dev": "8:0", "name": "sda", "model": model, "fwrev": "FW2", "enabled": True,
+                "cost_model": {"ctrl": "user", "model": "linear", **rec["model"]},
+                "qos": {"enable": 1, "ctrl": "user", **rec["qos"]}}
+        r = self.srv.request("POST", "/api/v1/reports", report("mixed-host", 1, [disk]), self.ingest)
+        self.assertEqual(r.status, 200, r.body)
+        self.assertEqual([d["recommendation"] for d in self.srv.get_json("/api/v1/hosts/mixed-host")["disks"]],
+                         ["in_use"])
         m = self.srv.get_json("/api/v1/ssd/models?q=mixed%20kinds")["models"]
-        self.assertEqual([(x["submissions"], x["kinds"], x["solutions"]) for x in m],
-                         [(4, {"full": 1, "quick": 3}, ["isolation", "naive"])])
+        self.assertEqual([(x["submissions"], x["kinds"], x["fwrevs"], x["solutions"]) for x in m],
+                         [(5, {"full": 1, "quick": 4}, ["FW1", "FW2"], ["isolation", "naive"])])
 
     def test_many_big_quick_benches_keep_the_model_page_under_1_mib(self):
         model = "Big Quick SSD"
