@@ -300,6 +300,9 @@ class SsdQuick(unittest.TestCase):
         for s in (1.0, 1.05, 0.9):
             self.submit(body(bench(model, "AQ1", s)))
         line = self.srv.request("GET", "/api/v1/ssd/models/Apply_Quick_SSD/config?dev=259:4").body.decode()
+        r = harness.run([harness.binary("schedio"), "config", "--server", self.srv.url, model, "--dev", "259:4"])
+        self.assertEqual((r.returncode, r.stdout), (0, line))
+        self.assertIn("solution quick (quick benches only: the io.cost.model line alone", r.stderr)
         tmp = tempfile.mkdtemp(prefix="schedio-apply-")
         try:
             for path, text in ((f"{tmp}/sys/block/nvme4n1/dev", "259:4\n"),
