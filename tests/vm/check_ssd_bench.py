@@ -4,6 +4,7 @@
 OUT_DIR is what guest/ssd_bench.sh left: steady.json and burst.json (the
 schedio.ssdbench.v1 results of `schedio bench` on the steady and the burst
 disk), steady.model and burst.model (the io.cost.model lines it printed),
+steady.dev and burst.dev (the disks' MAJ:MIN, read in the guest),
 runs.txt ("NAME RC SECONDS" per run, guest clock) and, when fio ran,
 fio.txt ("PARAM RATE": fio's figure for the same access pattern on the
 steady disk). The truth is the limits qemu was given (--steady, --burst);
@@ -142,6 +143,16 @@ def main():
             bs = phases.get(p, {}).get("block_size", 0)
             check(bs >= BPS_MIN_BLOCK, f"steady {p}: block size {bs} >= {BPS_MIN_BLOCK} (the bandwidth limit binds)")
         check(line is not None and len(line) == 6, f"steady: an io.cost.model line with the six parameters was printed")
+        for name in ("steady", "burst"):
+            try:
+                with open(os.path.join(a.out, name + ".model")) as f:
+                    first = (f.read().split() or [""])[0]
+                with open(os.path.join(a.out, name + ".dev")) as f:
+                    want = f.read().strip()
+            except OSError as e:
+                check(False, f"{name}: {e}")
+                continue
+            check(first == want, f"{name}: the io.cost.model line names the disk benched ({first!r}, its MAJ:MIN {want!r})")
         bursts = [w for w in steady.get("warnings", []) if w.get("kind") == "burst"]
         check(not bursts, f"steady: no burst warning ({len(bursts)})")
         for p, f in fio.items():
@@ -162,9 +173,17 @@ def main():
         check(len(bursts) >= 1, f"burst: a burst warning ({len(bursts)})")
         mx, length = burst["max"], burst["length"]
         expect_s = mx * length / (mx - base)
+        # The burst named: its rate is qemu's -max (within 15%), its length
+        # that of a full bucket, loosely (the probes at the phase's start
+        # spend some of it, and the series' steps blur its end).
         for w in bursts:
-            print(f"  burst named: {w.get('burst_value')} IO/s for {w.get('burst_s')} s (qemu: {mx:.0f} IO/s for "
-                  f"{expect_s:.1f} s from a full bucket, less what the saturation probes used)")
+            bv, bs = w.get("burst_value"), w.get("burst_s")
+            print(f"  burst named: {bv} IO/s for {bs} s (qemu: {mx:.0f} IO/s for {expect_s:.1f} s from a full bucket)")
+            if isinstance(bv, (int, float)):
+                check(abs(bv / mx - 1) <= BURST_TOL, f"burst: the burst's rate {bv:.0f} within {BURST_TOL:.0%} of {mx:.0f}")
+            if isinstance(bs, (int, float)):
+                check(0.5 * expect_s <= bs <= 1.5 * expect_s,
+                      f"burst: the burst's length {bs:.1f} s within 50-150% of {expect_s:.1f} s")
 
     if failed:
         print(f"{len(failed)} check(s) failed")

@@ -21,7 +21,10 @@
 #           drains at B_IOPS while reads go at B_MAX, so a fresh disk reads
 #           at B_MAX for B_MAX*B_LEN/(B_MAX-B_IOPS) s (10.5 s) and at B_IOPS
 #           after that. Only the rrandiops phase runs on it.
-#   spare:  unthrottled, for the refusals (guest/ssd_bench.sh checks them).
+#   spare:  unthrottled, for the refusals (guest/ssd_bench.sh checks them:
+#           exit status, message, nothing written): no --destructive, a
+#           device that does not exist, mounted, holding a partition table;
+#   small:  32 MiB, under the bench's 64 MiB minimum: refused as too small.
 #
 # The limits sit well below what the emulation delivers unthrottled (on a
 # 2-core development machine under TCG: 4 KiB reads 3300 IO/s at depth 1 and
@@ -57,7 +60,7 @@ set +e
 "$here/vm-run.sh" -s bookworm -t 600 -b "$bin/schedio" "${fio_args[@]}" -m crc32c_generic -m ext4 \
 	-n "size=$SIZE,throttling.iops-read=$R_IOPS,throttling.iops-write=$W_IOPS,throttling.bps-read=$R_BPS,throttling.bps-write=$W_BPS" \
 	-n "size=$SIZE,throttling.iops-read=$B_IOPS,throttling.iops-read-max=$B_MAX,throttling.iops-read-max-length=$B_LEN" \
-	-n "size=$SIZE" \
+	-n "size=$SIZE" -n size=32M \
 	-o "$tmp/out" "$here/guest/ssd_bench.sh" | tee "$tmp/out.txt"
 rc=${PIPESTATUS[0]}
 set -e

@@ -1,25 +1,27 @@
 # ssd_bench.sh - guest side of test_ssd_bench.sh (issue 16): `schedio bench`
 # on emulated NVMe disks that qemu throttles to known limits, plus its
-# refusals. VM_NVME holds three disks, in this order:
+# refusals. VM_NVME holds four disks, in this order:
 #   steady  throttled to R_IOPS/W_IOPS IO/s and R_BPS/W_BPS bytes/s, no burst
 #   burst   B_IOPS random-read IO/s sustained after a burst (iops-read-max)
 #   spare   unthrottled, for the refusals
+#   small   32 MiB, under the bench's minimum
 # With FIO=1 (fio on PATH), fio first measures the steady disk under the same
 # access patterns: the test bed's own check that qemu holds the limits.
 # Leaves in /out: steady.json, burst.json (the results), steady.model and
-# burst.model (the io.cost.model lines printed), steady.err and burst.err
+# burst.model (the io.cost.model lines printed), steady.dev and burst.dev
+# (the disks' MAJ:MIN, which the lines must name), steady.err and burst.err
 # (stderr), runs.txt ("NAME RC SECONDS" per run, guest clock), fio.txt
 # ("PARAM RATE" per pattern). Refusals are checked here: FAIL lines and a
 # non-zero exit when one does not hold.
 set -- $VM_NVME
-steady=$1 burst=$2 spare=$3
+steady=$1 burst=$2 spare=$3 small=$4
 failed=0
 ok() { echo "ok: $*"; }
 fail() { echo "FAIL: $*"; failed=1; }
 now() { read -r up _ </proc/uptime && echo "$up"; }
 
-[ $# -eq 3 ] || { echo "FAIL: expected 3 NVMe disks, VM_NVME='$VM_NVME'"; exit 1; }
-echo "disks: steady $steady, burst $burst, spare $spare ($(cat /sys/block/${steady#/dev/}/device/model | sed 's/ *$//'))"
+[ $# -eq 4 ] || { echo "FAIL: expected 4 NVMe disks, VM_NVME='$VM_NVME'"; exit 1; }
+echo "disks: steady $steady, burst $burst, spare $spare, small $small ($(cat /sys/block/${steady#/dev/}/device/model | sed 's/ *$//'))"
 
 # --- the test bed's truth: fio on the steady disk (same patterns as the six
 # parameters; 1 MiB blocks for bandwidth). Short runs: qemu's leaky bucket
@@ -42,6 +44,7 @@ fi
 run() {
 	name=$1 dev=$2
 	shift 2
+	cat "/sys/block/${dev#/dev/}/dev" >"/out/$name.dev"
 	t0=$(now)
 	schedio bench "$dev" "$@" --output "/out/$name.json" >"/out/$name.model" 2>"/out/$name.err"
 	rc=$?
@@ -55,16 +58,15 @@ run steady "$steady" --destructive
 # bucket is full (a fresh disk), so the burst comes at the phase's start.
 run burst "$burst" --phases rrandiops
 
-# --- refusals, on the spare disk. Truth: the disk's write counter in
-# /sys/block/DEV/stat (field 5, writes completed) and a checksum of its
-# first 16 MiB, filled with random data first.
-sd=${spare#/dev/}
-writes() { awk '{ print $5 }' "/sys/block/$sd/stat"; }
-sum16() { dd if="$spare" bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1; }
+# --- refusals. Truth: the watched disk's write counter in /sys/block/DEV/stat
+# (field 5, writes completed) and a checksum of its first 16 MiB (the spare
+# disk's filled with random data first): both unchanged.
+writes() { awk '{ print $5 }' "/sys/block/${watch#/dev/}/stat"; }
+sum16() { dd if="$watch" bs=1M count=16 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1; }
 dd if=/dev/urandom of="$spare" bs=1M count=16 2>/dev/null && sync
 # refuse NAME WANT_RC MESSAGE_RE ARGS...: schedio bench ARGS must exit
 # WANT_RC (any non-zero when "nz"), say something matching MESSAGE_RE on
-# stderr, and leave the spare disk unwritten.
+# stderr, and leave the disk $watch unwritten.
 refuse() {
 	name=$1 want=$2 re=$3
 	shift 3
@@ -82,13 +84,17 @@ refuse() {
 		[ $rc -eq "$want" ] || fail "$name: exit $rc, wanted $want"
 	fi
 	grep -Eqi "$re" /tmp/refuse.err || fail "$name: the message does not match /$re/"
-	[ "$w0" = "$w1" ] || fail "$name: $((w1 - w0)) writes reached the disk"
-	[ "$s0" = "$s1" ] || fail "$name: the disk's first 16 MiB changed"
+	[ "$w0" = "$w1" ] || fail "$name: $((w1 - w0)) writes reached $watch"
+	[ "$s0" = "$s1" ] || fail "$name: the first 16 MiB of $watch changed"
 	[ $rc -ne 0 ] && [ "$w0" = "$w1" ] && [ "$s0" = "$s1" ] && ok "$name refused, nothing written"
 }
+watch=$spare
 refuse no-destructive 2 destructive "$spare"
 refuse no-destructive-write-phase 2 destructive "$spare" --phases wrandiops
-refuse nonexistent nz "no such|not exist|cannot open|No such" /dev/nvme9n9 --destructive
+refuse nonexistent nz "no such|not exist|cannot open" /dev/nvme9n9 --destructive
+watch=$small
+refuse too-small nz "too small|minimum|at least" "$small" --destructive
+watch=$spare
 mke2fs -F "$spare" >/tmp/mke2fs.out 2>&1 || fail "mke2fs: $(cat /tmp/mke2fs.out)"
 mkdir -p /mnt/spare
 # Mounted read-only: a read-write ext2 mount wrote to the disk on its own
@@ -100,4 +106,14 @@ if mount -t ext2 -o ro "$spare" /mnt/spare; then
 else
 	fail "cannot mount $spare as ext2"
 fi
+# A DOS partition table (one Linux partition from sector 2048, 64 MiB) on
+# an otherwise zeroed start, re-read so the kernel sees the partition.
+dd if=/dev/zero of="$spare" bs=1M count=1 2>/dev/null
+printf '\000\000\000\000\203\000\000\000\000\010\000\000\000\000\002\000' |
+	dd of="$spare" bs=1 seek=446 conv=notrunc 2>/dev/null
+printf '\125\252' | dd of="$spare" bs=1 seek=510 conv=notrunc 2>/dev/null
+sync
+blockdev --rereadpt "$spare" || fail "blockdev --rereadpt $spare"
+[ -e "/sys/block/${spare#/dev/}/${spare#/dev/}p1" ] || fail "the kernel sees no partition on $spare"
+refuse partitioned nz "partition" "$spare" --destructive
 exit $failed
