@@ -10,6 +10,7 @@
 #include "cli/bench/analysis.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 void bench_analysis_defaults(struct bench_analysis_params *p, double step_s, double unit_per_io)
 {
@@ -53,10 +54,10 @@ void bench_window_stats(const double *rate, size_t from, size_t to, struct bench
 double bench_steady_cv_limit(const struct bench_analysis_params *p, double mean)
 {
 	double ios = mean * p->step_s / p->unit_per_io; /* IOs completed in one step */
-	double counting = ios > 0 ? 2.5 / sqrt(ios) : 1;
+	double counting = ios > 0 ? 1.5 / ios : 1;
 
 	/* 20 IOs of 1 MiB per step on a 40 MB/s disk vary by +-1 IO (5%) from where the
-	 * step boundary falls alone: that is not the disk being unsteady */
+	 * step boundaries fall alone: that is not the disk being unsteady */
 	return counting > p->max_cv ? counting : p->max_cv;
 }
 
@@ -86,10 +87,17 @@ int bench_is_steady(const double *rate, size_t n, size_t measure_start, const st
  * the rate is back near the sustained one (a slow slide is "falling", not a
  * burst). Its length is from its first to its last high step. Returns the
  * index after the burst, or 0 when there is none. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 static size_t find_burst(const double *rate, size_t n, size_t tail_from, const struct bench_analysis_params *p,
 			 struct bench_findings *f)
 {
-	double thr = f->value * p->burst_ratio, sum = 0, after = 0;
+	double thr = f->value * p->burst_ratio, after = 0, *high;
 	size_t first = n, last = 0, count = 0, na = 0, settle = (size_t)(2.0 / p->step_s);
 
 	for (size_t i = 0; i < tail_from; i++) {
@@ -99,7 +107,6 @@ static size_t find_burst(const double *rate, size_t n, size_t tail_from, const s
 			first = i;
 		last = i;
 		count++;
-		sum += rate[i];
 	}
 	if (!count || (double)count * p->step_s < p->burst_min_s || count * 10 < (last - first + 1) * 6)
 		return 0;
@@ -107,8 +114,19 @@ static size_t find_burst(const double *rate, size_t n, size_t tail_from, const s
 		after += rate[i];
 	if (!na || after / (double)na > f->value * (1 + (p->burst_ratio - 1) / 2))
 		return 0;
+	/* the burst's rate is the median of its high steps: the probes that led up to it at
+	 * shallower depths, above the sustained rate but below the burst's, do not drag it down */
+	high = malloc(count * sizeof(*high));
+	if (!high)
+		return 0;
+	count = 0;
+	for (size_t i = first; i <= last; i++)
+		if (rate[i] > thr)
+			high[count++] = rate[i];
+	qsort(high, count, sizeof(*high), cmp_double);
+	f->burst_value = count % 2 ? high[count / 2] : (high[count / 2 - 1] + high[count / 2]) / 2;
+	free(high);
 	f->burst = 1;
-	f->burst_value = sum / (double)count;
 	f->burst_s = (double)(last - first + 1) * p->step_s;
 	return last + 1;
 }

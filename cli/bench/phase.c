@@ -57,6 +57,20 @@ static int step(struct bench_engine *e, const struct bench_phase_spec *spec, con
 	return 0;
 }
 
+/* The rate of the probe just run: the mean of its steps, but the very first step of the
+ * phase, when the disk may still be waking up, is left out. */
+static double probe_rate(const struct bench_phase_result *r, const struct bench_phase_params *p)
+{
+	size_t from = r->n - p->probe_steps, k = 0;
+	double sum = 0;
+
+	if (from == 0 && r->n > 1)
+		from = 1;
+	for (size_t i = from; i < r->n; i++, k++)
+		sum += r->rate[i];
+	return sum / (double)k;
+}
+
 int bench_phase_run(struct bench_engine *e, const struct bench_phase_spec *spec, const struct bench_phase_params *p,
 		    struct bench_phase_result *r)
 {
@@ -87,9 +101,9 @@ int bench_phase_run(struct bench_engine *e, const struct bench_phase_spec *spec,
 			err = step(e, spec, p, r, t0);
 		if (err)
 			goto out;
-		r->probes[r->nprobes++] = (struct bench_probe){ depth, r->rate[r->n - 1] };
+		r->probes[r->nprobes++] = (struct bench_probe){ depth, probe_rate(r, p) };
 	}
-	r->depth = bench_saturation_choice(r->probes, r->nprobes);
+	r->depth = bench_saturation_choice(r->probes, r->nprobes, p->min_gain);
 	bench_engine_set_depth(e, r->depth);
 	r->measure_start = r->n;
 	while (r->n < max_n) {
