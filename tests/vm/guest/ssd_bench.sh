@@ -9,7 +9,9 @@
 # access patterns: the test bed's own check that qemu holds the limits.
 # Leaves in /out: steady.json, burst.json (the results), steady.model and
 # burst.model (the io.cost.model lines printed), steady.dev and burst.dev
-# (the disks' MAJ:MIN, which the lines must name), steady.err and burst.err
+# (the disks' MAJ:MIN, which the lines must name), steady.stat and
+# burst.stat (the disk's /sys/block/DEV/stat before and after the run, to
+# tell what reached the disk from what the block layer merged), steady.err and burst.err
 # (stderr), runs.txt ("NAME RC SECONDS" per run, guest clock), fio.txt
 # ("PARAM RATE" per pattern). Refusals are checked here: FAIL lines and a
 # non-zero exit when one does not hold.
@@ -45,10 +47,12 @@ run() {
 	name=$1 dev=$2
 	shift 2
 	cat "/sys/block/${dev#/dev/}/dev" >"/out/$name.dev"
+	cat "/sys/block/${dev#/dev/}/stat" >"/out/$name.stat"
 	t0=$(now)
 	schedio bench "$dev" "$@" --output "/out/$name.json" >"/out/$name.model" 2>"/out/$name.err"
 	rc=$?
 	t1=$(now)
+	cat "/sys/block/${dev#/dev/}/stat" >>"/out/$name.stat"
 	echo "$name $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" >>/out/runs.txt
 	echo "bench $name: exit $rc after $(tail -n 1 /out/runs.txt | cut -d' ' -f3) s; model line: $(cat "/out/$name.model")"
 	[ $rc -eq 0 ] || { fail "schedio bench $dev $* exited $rc:"; tail -n 20 "/out/$name.err"; }
