@@ -155,7 +155,7 @@ out:
 
 int cmd_bench(int argc, char **argv)
 {
-	static const struct bench_safety_env env = { "/sys", "/proc/self/mountinfo", "/proc/swaps" };
+	struct bench_safety_env env = { "/sys", "/proc/self/mountinfo", "/proc/swaps" };
 	struct bench_phase_result *phases = NULL;
 	struct bench_result result = { 0 };
 	struct bench_options o;
@@ -177,6 +177,7 @@ int cmd_bench(int argc, char **argv)
 		bench_options_usage();
 		return 0;
 	}
+	env.sysfs_root = o.sysfs_root;
 	catch_signals();
 	clock_gettime(CLOCK_REALTIME, &wall);
 	result.started_ms = (uint64_t)wall.tv_sec * 1000 + (uint64_t)wall.tv_nsec / 1000000;
@@ -185,6 +186,10 @@ int cmd_bench(int argc, char **argv)
 	/* the disk first: a target with no disk behind it is refused before anything is made */
 	if (stat(o.target, &st)) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, o.target, strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: " BENCH_TARGET_KIND_MSG "\n", PROG, o.target);
 		return CLI_EXIT_USAGE;
 	}
 	if (bench_device_identify(env.sysfs_root, S_ISBLK(st.st_mode) ? major(st.st_rdev) : major(st.st_dev),

@@ -23,6 +23,7 @@ enum {
 	OPT_OUTPUT,
 	OPT_JSON,
 	OPT_SUBMIT,
+	OPT_SYSFS_ROOT,
 };
 
 void bench_options_usage(void)
@@ -52,6 +53,7 @@ void bench_options_usage(void)
 	       "  --submit             post the result to the server (--server, --token)\n"
 	       "  --server URL         default $SCHEDIO_SERVER or http://127.0.0.1:8080\n"
 	       "  --token TOKEN        a submit token (default $SCHEDIO_TOKEN)\n"
+	       "  --sysfs-root DIR     read the disk's identity and holders from DIR, not /sys\n"
 	       "\n"
 	       "Exit status: 0 done, 1 failed, 2 refused or bad usage, 130/143 interrupted.\n");
 }
@@ -165,6 +167,7 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o, char *er
 		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "submit", no_argument, NULL, OPT_SUBMIT },
+		{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 		SSD_CLIENT_OPTIONS,
 		{ 0 },
 	};
@@ -176,6 +179,7 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o, char *er
 	o->min_phase = BENCH_DEFAULT_MIN_PHASE;
 	o->max_phase = BENCH_DEFAULT_MAX_PHASE;
 	o->max_depth = BENCH_DEFAULT_MAX_DEPTH;
+	o->sysfs_root = "/sys";
 	ssd_client_init(&o->client);
 	optind = 0; /* glibc: start afresh (tests parse several command lines) */
 	opterr = 0;
@@ -203,6 +207,9 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o, char *er
 			break;
 		case OPT_OUTPUT:
 			o->output = optarg;
+			break;
+		case OPT_SYSFS_ROOT:
+			o->sysfs_root = optarg;
 			break;
 		case OPT_PHASES:
 			if (bench_options_phases(optarg, &o->phases, err, cap))

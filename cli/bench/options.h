@@ -21,8 +21,9 @@ struct bench_options {
 	double min_phase; /* seconds */
 	double max_phase; /* seconds */
 	unsigned max_depth;
-	const char *output; /* --output FILE or NULL */
-	int json;           /* --json: the result on stdout instead of the model line */
+	const char *output;     /* --output FILE or NULL */
+	const char *sysfs_root; /* --sysfs-root, default /sys: where the disk is identified and checked */
+	int json;               /* --json: the result on stdout instead of the model line */
 	int submit;
 	int help;
 	struct ssd_client client;

@@ -197,12 +197,17 @@ static int block_writes_ok(const struct bench_safety_env *env, int fd, unsigned 
 		snprintf(why, cap, "refusing to write to %s: %s (--force overrides)", path, reason);
 		return 1;
 	}
-	head = malloc(8192);
-	if (!head)
+	/* fd is O_DIRECT: the buffer must be aligned. A device whose start cannot be read is refused too */
+	if (posix_memalign((void **)&head, 4096, 8192))
 		return -ENOMEM;
 	got = pread(fd, head, 8192, 0);
-	sig = got > 0 ? bench_safety_signature(head, (size_t)got) : NULL;
+	sig = got >= 512 ? bench_safety_signature(head, (size_t)got) : NULL;
 	free(head);
+	if (got < 512) {
+		snprintf(why, cap,
+			 "refusing to write to %s: cannot read its first sectors to look for a partition table", path);
+		return 1;
+	}
 	if (sig) {
 		snprintf(why, cap, "refusing to write to %s: it holds a partition table (%s) (--force overrides)", path,
 			 sig);
@@ -304,7 +309,7 @@ int bench_target_open(struct bench_target *t, const char *path, int writes, int 
 		t->major = major(st.st_rdev);
 		t->minor = minor(st.st_rdev);
 	} else {
-		snprintf(why, cap, "%s is neither a block device, a regular file nor a directory", path);
+		snprintf(why, cap, BENCH_TARGET_KIND_MSG, path);
 		return 1;
 	}
 	if (writes && !destructive && t->kind == BENCH_TARGET_FILE) {

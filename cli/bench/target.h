@@ -16,6 +16,9 @@
 /* The test file made in a directory by default (the kernel tool's 16 GiB), at most half the free space. */
 #define BENCH_DEFAULT_SIZE (16ull << 30)
 
+/* The refusal of a target of another kind (a character device, a socket...), with its path. */
+#define BENCH_TARGET_KIND_MSG "%s is neither a block device, a regular file nor a directory"
+
 enum bench_target_kind { BENCH_TARGET_BLOCK, BENCH_TARGET_FILE, BENCH_TARGET_DIR };
 
 /* Where the safety checks look; /sys, /proc/self/mountinfo and /proc/swaps outside tests. */
