@@ -56,6 +56,7 @@ if command -v fio >/dev/null; then
 else
 	echo "note: fio not installed (package fio): the test bed's limits are taken on trust"
 fi
+t_vm=$SECONDS
 set +e
 "$here/vm-run.sh" -s bookworm -t 600 -b "$bin/schedio" "${fio_args[@]}" -m crc32c_generic -m ext4 \
 	-n "size=$SIZE,throttling.iops-read=$R_IOPS,throttling.iops-write=$W_IOPS,throttling.bps-read=$R_BPS,throttling.bps-write=$W_BPS" \
@@ -64,12 +65,14 @@ set +e
 	-o "$tmp/out" "$here/guest/ssd_bench.sh" | tee "$tmp/out.txt"
 rc=${PIPESTATUS[0]}
 set -e
+echo "time: $((t_vm)) s before the VM, $((SECONDS - t_vm)) s for vm-run"
 checked=0
 if [ -f "$tmp/out/runs.txt" ]; then
 	/usr/bin/python3 "$here/check_ssd_bench.py" "$tmp/out" --size "$SIZE" \
 		--steady "rbps=$R_BPS,rseqiops=$R_IOPS,rrandiops=$R_IOPS,wbps=$W_BPS,wseqiops=$W_IOPS,wrandiops=$W_IOPS" \
 		--burst "rrandiops=$B_IOPS,max=$B_MAX,length=$B_LEN" && checked=1
 fi
+echo "time: ${SECONDS} s in all"
 if [ "$rc" -eq 0 ] && [ $checked = 1 ]; then
 	echo "PASS: test_ssd_bench"
 	exit 0
