@@ -146,19 +146,31 @@ void bench_analyse(const double *rate, size_t n, size_t measure_start, const str
 	f->value = f->tail.mean;
 	if (f->value <= 0)
 		return;
-	after_burst = find_burst(rate, n, tail_from, p, f);
-
-	/* falling: the measurement after any burst slides down and is still going down at its end */
-	from = measure_start > after_burst ? measure_start : after_burst;
-	if (n >= from + 2 * w) {
-		bench_window_stats(rate, from, n, &all);
-		if (-all.trend >= p->fall_min && f->tail.trend < 0) {
-			f->falling = 1;
-			f->fall = -all.trend;
-		}
-	}
 	noisy = bench_steady_cv_limit(p, f->value) * 1.5;
 	if (noisy < p->noisy_cv)
 		noisy = p->noisy_cv;
 	f->noisy = f->tail.cv > noisy;
+	after_burst = find_burst(rate, n, tail_from, p, f);
+	if (f->noisy)
+		after_burst = 0;
+
+	/* falling: the measurement after any burst slides down and is still going down at its end */
+	from = measure_start > after_burst ? measure_start : after_burst;
+	if (n >= from + 2 * w) {
+		double m = (double)(n - from), start, end;
+
+		/* the fitted line's first and last points: how far it fell from where it began */
+		bench_window_stats(rate, from, n, &all);
+		start = all.mean * (1 - all.trend * (m - 1) / m / 2);
+		end = all.mean * (1 + all.trend * (m - 1) / m / 2);
+		if (start > 0 && (start - end) / start >= p->fall_min && f->tail.trend < 0) {
+			f->falling = 1;
+			f->fall = end > 0 ? (start - end) / start : 1;
+		}
+	}
+	if (f->noisy && f->burst) {
+		/* a stretch above a rate that jumps around is the noise, not a token bucket */
+		f->burst = 0;
+		f->burst_value = f->burst_s = 0;
+	}
 }

@@ -21,6 +21,8 @@ struct bench_engine {
 	unsigned nbuf;
 	/* the pattern of the current job */
 	int write, rand;
+	int one_by_one; /* submit each IO on its own: small sequential IOs, so the block layer's plug
+			 * does not merge neighbours into one big request */
 	unsigned bs;
 	uint64_t next_off, rng;
 	uint64_t submit_left; /* IOs still allowed to be submitted; UINT64_MAX for no limit */

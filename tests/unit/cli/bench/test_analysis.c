@@ -177,6 +177,36 @@ static void test_scattered_spikes_are_not_a_burst(void **state)
 	assert_false(f.burst);
 }
 
+static void test_high_start_before_a_noisy_tail_is_not_a_burst(void **state)
+{
+	struct bench_analysis_params p;
+	struct bench_findings f;
+	double r[N];
+	size_t n = 60;
+
+	params(&p);
+	for (size_t i = 0; i < n; i++)
+		r[i] = (i < 20 ? 14000 : 10000) * (1 + (i < 20 ? 0.02 : 0.45) * jitter());
+	bench_analyse(r, n, 0, &p, &f);
+	assert_true(f.noisy);
+	assert_false(f.burst);
+}
+
+static void test_steep_fall_is_at_most_all_of_it(void **state)
+{
+	struct bench_analysis_params p;
+	struct bench_findings f;
+	double r[N];
+	size_t n = 40;
+
+	params(&p);
+	for (size_t i = 0; i < n; i++)
+		r[i] = 10000 * pow(1 - (double)i / (double)n, 3); /* a fitted line through this ends below zero */
+	bench_analyse(r, n, 0, &p, &f);
+	assert_true(f.falling);
+	assert_true(f.fall > 0.9 && f.fall <= 1.0);
+}
+
 static void test_slow_bandwidth_count_jitter_is_steady(void **state)
 {
 	struct bench_analysis_params p;
@@ -219,6 +249,8 @@ int main(void)
 		cmocka_unit_test(test_one_time_drop_that_flattens_is_not_falling),
 		cmocka_unit_test(test_jumpy_rate_is_noisy_and_never_steady),
 		cmocka_unit_test(test_scattered_spikes_are_not_a_burst),
+		cmocka_unit_test(test_high_start_before_a_noisy_tail_is_not_a_burst),
+		cmocka_unit_test(test_steep_fall_is_at_most_all_of_it),
 		cmocka_unit_test(test_slow_bandwidth_count_jitter_is_steady),
 		cmocka_unit_test(test_window_stats_trend_and_spread),
 	};
