@@ -37,6 +37,8 @@
 # or 124 when the VM timed out, 125 when the VM gave no result.
 # Env: SCHEDIO_VM_MEM (MiB, default 1536), SCHEDIO_VM_CPUS (default 2),
 # SCHEDIO_VM_SMP (a whole -smp value with topology, instead of the CPU count),
+# SCHEDIO_VM_NVME_DIR (where -n images go instead of the run's tmp dir, e.g.
+# /dev/shm: a tmpfs has no writeback to wait for when they are removed),
 # SCHEDIO_VM_APPEND (more kernel command line; `loglevel=7` with -l shows the
 # whole boot).
 set -euo pipefail
@@ -78,10 +80,12 @@ if [ -z "$kdir" ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/schedio-vm.XXXXXX")
+nvme_dir=$tmp
 qemu_pid=
 cleanup() {
 	[ -z "$qemu_pid" ] || kill -KILL "$qemu_pid" 2>/dev/null || true
 	rm -rf "$tmp"
+	[ "$nvme_dir" = "$tmp" ] || rm -rf "$nvme_dir"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -111,6 +115,10 @@ nvme_drives=()
 if [ ${#nvme_specs[@]} -gt 0 ]; then
 	[ -z "$rootimg" ] || die "-n (NVMe disks) is not supported with -R"
 	initramfs_args+=(-m nvme -e "VM_NVME_COUNT=${#nvme_specs[@]}")
+	if [ -n "${SCHEDIO_VM_NVME_DIR:-}" ]; then
+		nvme_dir=$(mktemp -d "$SCHEDIO_VM_NVME_DIR/schedio-vm-nvme.XXXXXX") ||
+			die "cannot make a dir in SCHEDIO_VM_NVME_DIR=$SCHEDIO_VM_NVME_DIR"
+	fi
 	i=0
 	for spec in "${nvme_specs[@]}"; do
 		size=1G throttle=
@@ -122,8 +130,8 @@ if [ ${#nvme_specs[@]} -gt 0 ]; then
 			*) die "-n '$spec': '$part' is neither size=BYTES nor a throttling.NAME=VALUE option" ;;
 			esac
 		done
-		truncate -s "$size" "$tmp/nvme$i.img" 2>/dev/null || die "-n '$spec': bad size '$size'"
-		nvme_drives+=(-drive "file=$tmp/nvme$i.img,if=none,id=nvme$i,format=raw,cache=unsafe$throttle"
+		truncate -s "$size" "$nvme_dir/nvme$i.img" 2>/dev/null || die "-n '$spec': bad size '$size'"
+		nvme_drives+=(-drive "file=$nvme_dir/nvme$i.img,if=none,id=nvme$i,format=raw,cache=unsafe$throttle"
 			-device "nvme,drive=nvme$i,serial=schedio$i")
 		i=$((i + 1))
 	done
