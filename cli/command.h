@@ -28,5 +28,7 @@ int cmd_models(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 /* schedio apply: writes the recommended io.cost configuration for this host's disks. */
 int cmd_apply(int argc, char **argv);
+/* schedio bench: measures a disk's io.cost.model parameters (cmd_bench.c, cli/bench/). */
+int cmd_bench(int argc, char **argv);
 
 #endif /* SCHEDIO_CLI_COMMAND_H */

@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "models", "list the SSD models in the database", cmd_models },
 	{ "config", "print the recommended io.cost lines for an SSD model", cmd_config },
 	{ "apply", "write the recommended io.cost configuration for this host's disks", cmd_apply },
+	{ "bench", "measure a disk's io.cost.model in minutes (and submit it)", cmd_bench },
 	{ "scx", "load a sched_ext scheduler (fifo, llc) and watch it", cmd_scx },
 	{ "compare", "is arm A's runqueue latency better or worse than arm B's? (a verdict)", cmd_compare },
 };

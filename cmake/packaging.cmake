@@ -29,7 +29,7 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/schedio/schedio")
 
 set(CPACK_DEBIAN_AGENT_PACKAGE_NAME schedio-agent)
-set(CPACK_DEBIAN_AGENT_PACKAGE_DEPENDS "libc6 (>= 2.34), libbpf1 (>= 1:1.1), libelf1, zlib1g, libcjson1, libcurl3-gnutls, libinih1")
+set(CPACK_DEBIAN_AGENT_PACKAGE_DEPENDS "libc6 (>= 2.34), libbpf1 (>= 1:1.1), libelf1, zlib1g, libcjson1, libcurl3-gnutls, libinih1, liburing2 (>= 2.3)")
 set(CPACK_COMPONENT_AGENT_DESCRIPTION "schedio agent: runqueue latency and IO cost vs weight, per cgroup
  schedio-agent measures runqueue latency (BPF) and blk-iocost cost vs weight
  per cgroup, inventories the host, and pushes reports to a schedio server
