@@ -53,6 +53,9 @@ __u32 interval;
 __u32 slot_gen;
 /* Events counted in the overflow slot because every slot was taken. */
 __u64 overflow_events;
+/* A CPU left idle while its domain counted no idle CPU: the idle clocks went
+ * out of step (never seen; the agent logs it so an undercount can be traced). */
+__u64 idle_desyncs;
 /* Set by the agent: which sched_ext histogram (0..RUNQLAT_EXT_SLOTS-1) is current. */
 __u32 ext_slot;
 
@@ -304,6 +307,10 @@ static __always_inline void idle_switch(__u32 cpu, bool idle, __u64 now)
 	for (int k = 0; k < 8; k++) {
 		w = READ_ONCE(l3->idle_word);
 		nw = runqlat_l3_word_next(w, idle, now);
+		if (nw == w) {
+			__sync_fetch_and_add(&idle_desyncs, 1);
+			return;
+		}
 		old = __sync_val_compare_and_swap(&l3->idle_word, w, nw);
 		if (old == w)
 			return;

@@ -2,10 +2,13 @@
  * the SSD database has a recommendation for, write io.cost.model and then
  * io.cost.qos in the cgroup2 root (the model first, so iocost is never
  * enabled with a stale model). --dry-run prints what would be written.
- * Disks the database does not know are listed and left alone.
+ * Disks the database does not know are listed and left alone. A model with
+ * quick benches only (schedio bench) has a model line and no QoS: the model
+ * is written and io.cost.qos left as it is.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +51,7 @@ static int apply_disk(const struct ssd_client *c, const struct disk *d, const ch
 	char path[2048], m[800], s[200], msg[600], dev[32], *nl;
 	struct http_result res;
 	int rc = 1, err;
+	bool model_only;
 
 	snprintf(dev, sizeof(dev), "%u:%u", d->major, d->minor);
 
@@ -66,22 +70,27 @@ static int apply_disk(const struct ssd_client *c, const struct disk *d, const ch
 		goto out;
 	}
 	nl = res.status == 200 ? strchr(res.body, '\n') : NULL;
-	if (!nl || !strchr(nl + 1, '\n')) {
+	if (!nl) {
 		fprintf(stderr, "schedio apply: %s: %s\n", d->name, ssd_client_error(&res, msg, sizeof(msg)));
 		goto out;
 	}
+	model_only = !strchr(nl + 1, '\n'); /* quick benches only: the model line alone */
 	printf("%s %s (%s, firmware %s): solution %s\n", d->name, dev, d->model, *d->fwrev ? d->fwrev : "?",
 	       res.header_value);
 	printf("  %s %s/io.cost.model: %.*s\n", dry_run ? "would write" : "writing", cgroot, (int)(nl - res.body),
 	       res.body);
-	printf("  %s %s/io.cost.qos: %.*s\n", dry_run ? "would write" : "writing", cgroot,
-	       (int)(strchr(nl + 1, '\n') - nl - 1), nl + 1);
+	if (model_only)
+		printf("  leaving %s/io.cost.qos as it is: this model has quick benches only, which measure no QoS\n",
+		       cgroot);
+	else
+		printf("  %s %s/io.cost.qos: %.*s\n", dry_run ? "would write" : "writing", cgroot,
+		       (int)(strchr(nl + 1, '\n') - nl - 1), nl + 1);
 	if (dry_run) {
 		rc = 0;
 		goto out;
 	}
 	err = write_line(cgroot, "io.cost.model", res.body, (size_t)(nl + 1 - res.body));
-	if (!err)
+	if (!err && !model_only)
 		err = write_line(cgroot, "io.cost.qos", nl + 1, strlen(nl + 1));
 	if (err) {
 		fprintf(stderr, "schedio apply: %s: cannot write io.cost in %s: %s\n", d->name, cgroot, strerror(-err));

@@ -9,6 +9,17 @@
 #include "cli/ssd_client.h"
 #include "common/cli.h"
 
+/* What stderr adds to the solution used: why there is one line, or that the asked one was missing. */
+static const char *solution_note(const char *body, const char *asked, const char *used)
+{
+	const char *nl = strchr(body, '\n');
+
+	/* one line: the model has quick benches only (schedio bench), which measure no QoS */
+	if (nl && !strchr(nl + 1, '\n'))
+		return " (quick benches only: the io.cost.model line alone, no QoS was measured)";
+	return asked && strcmp(asked, used) ? " (the asked one is not in the database)" : "";
+}
+
 int cmd_config(int argc, char **argv)
 {
 	enum { O_SOLUTION = 2000, O_DEV };
@@ -62,7 +73,7 @@ int cmd_config(int argc, char **argv)
 	}
 	fputs(res.body, stdout);
 	fprintf(stderr, "schedio config: solution %s%s\n", res.header_value,
-		solution && strcmp(solution, res.header_value) ? " (the asked one is not in the database)" : "");
+		solution_note(res.body, solution, res.header_value));
 	http_client_result_free(&res);
 	return 0;
 }

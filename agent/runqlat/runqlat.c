@@ -87,6 +87,7 @@ struct runqlat_probe {
 	uint8_t *seen;                    /* scratch, one flag per slot */
 	struct hist sum;
 	uint64_t overflow_reported;
+	uint64_t desyncs_reported, misses_reported; /* idle clock desyncs, switch program misses */
 	/* The split by scheduler: sched_slots histograms per CPU (1 without sched_ext). */
 	unsigned sched_slots;
 	uint64_t ext_class;
@@ -655,6 +656,29 @@ static void take_idle(struct runqlat_probe *rq, unsigned half)
 	}
 }
 
+/* Logs what would make idle-sibling time undercount: idle clocks out of step, or
+ * sched_switch runs the kernel skipped (recursion misses of the switch program). */
+static void log_idle_trouble(struct runqlat_probe *rq)
+{
+	struct bpf_program *swtch = rq->raw_tp ? rq->skel->progs.schedio_rq_swtch_r : rq->skel->progs.schedio_rq_swtch;
+	uint64_t desyncs = rq->skel->bss->idle_desyncs;
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+
+	if (desyncs != rq->desyncs_reported) {
+		log_warn("runqlat: %llu idle clock desync(s): idle-sibling time may be undercounted",
+			 (unsigned long long)(desyncs - rq->desyncs_reported));
+		rq->desyncs_reported = desyncs;
+	}
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(swtch), &info, &len) == 0 &&
+	    info.recursion_misses != rq->misses_reported) {
+		log_warn("runqlat: the kernel skipped %llu sched_switch run(s) of the program (recursion): "
+			 "idle-sibling time may be undercounted",
+			 (unsigned long long)(info.recursion_misses - rq->misses_reported));
+		rq->misses_reported = info.recursion_misses;
+	}
+}
+
 /* "l3_domains" per domain of the topology read now (the report's host.l3_domains). */
 static int add_l3(struct runqlat_probe *rq, cJSON *sec)
 {
@@ -784,6 +808,8 @@ int runqlat_collect(struct runqlat_probe *rq, cJSON *report)
 			 (unsigned long long)(overflow - rq->overflow_reported));
 		rq->overflow_reported = overflow;
 	}
+	if (rq->l3)
+		log_idle_trouble(rq);
 	return err;
 }
 

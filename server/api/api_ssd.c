@@ -1,5 +1,6 @@
-/* api_ssd.c - the SSD model database over HTTP: resctl-bench results in,
- * per-model io.cost recommendations out (GET/POST /api/v1/ssd/...).
+/* api_ssd.c - the SSD model database over HTTP: resctl-bench results (full
+ * runs) and schedio bench results (quick benches) in, per-model io.cost
+ * recommendations out (GET/POST /api/v1/ssd/...).
  *
  * Handlers only translate: parsing is ssd_result.c, aggregation
  * ssd_recommend.c, text formats ssd_config.c, storage ssd_store.h. A
@@ -23,6 +24,7 @@
 #include "server/http/ssd_ratelimit.h"
 #include "server/ssd/ssd_recommend.h"
 #include "server/ssd/ssd_result.h"
+#include "server/ssd/ssdbench_result.h"
 #include "server/store/ssd_store.h"
 
 #define QUERY_MAX 256
@@ -39,9 +41,9 @@ static struct ssd_store *store(struct http_request *req)
 	return req->srv->ssd_store;
 }
 
-/* Queues a reply with an extra header (name may be NULL); body copied. */
-static enum MHD_Result reply_with(struct http_request *req, unsigned status, const char *ctype, const void *body,
-				  size_t len, const char *name, const char *value)
+/* Queues a reply with extra headers (name, value pairs up to a NULL name); body copied. */
+static enum MHD_Result reply_with_headers(struct http_request *req, unsigned status, const char *ctype,
+					  const void *body, size_t len, const char *const *headers)
 {
 	struct MHD_Response *res = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
@@ -50,11 +52,20 @@ static enum MHD_Result reply_with(struct http_request *req, unsigned status, con
 		return MHD_NO;
 	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	http_add_security_headers(res, ctype);
-	if (name)
-		MHD_add_response_header(res, name, value);
+	for (; headers && headers[0]; headers += 2)
+		MHD_add_response_header(res, headers[0], headers[1]);
 	ret = MHD_queue_response(req->conn, status, res);
 	MHD_destroy_response(res);
 	return ret;
+}
+
+/* Queues a reply with an extra header (name may be NULL); body copied. */
+static enum MHD_Result reply_with(struct http_request *req, unsigned status, const char *ctype, const void *body,
+				  size_t len, const char *name, const char *value)
+{
+	const char *const headers[] = { name, value, NULL };
+
+	return reply_with_headers(req, status, ctype, body, len, headers);
 }
 
 static void client_address(struct http_request *req, char *out, size_t cap)
@@ -128,7 +139,7 @@ enum MHD_Result api_ssd_submit(struct http_request *req)
 		goto out;
 	if (req->body_len == 0) {
 		ret = http_reply_error(req, MHD_HTTP_BAD_REQUEST,
-				       "empty body: send a resctl-bench result file (JSON or gzip)");
+				       "empty body: send a resctl-bench or schedio bench result file (JSON or gzip)");
 		goto out;
 	}
 	status = ssd_result_parse(req->body, req->body_len, req->srv->opt.max_inflated, r, err, sizeof(err));
@@ -152,6 +163,7 @@ enum MHD_Result api_ssd_submit(struct http_request *req)
 	cJSON_AddStringToObject(doc, "model_id", r->model_id);
 	cJSON_AddStringToObject(doc, "fwrev", r->fwrev);
 	cJSON_AddStringToObject(doc, "bench_version", r->bench_version);
+	cJSON_AddStringToObject(doc, "kind", ssd_kind_names[r->kind]);
 	names = cJSON_AddArrayToObject(doc, "solutions");
 	for (int i = 0; i < r->nsolutions; i++)
 		cJSON_AddItemToArray(names, cJSON_CreateString(r->solutions[i].name));
@@ -170,6 +182,28 @@ static bool id_ok(const char *id)
 	return n == 32 && id[n] == '\0';
 }
 
+/* Adds a quick result's phases and warnings, read from its stored file, to its "bench"
+ * object in doc (ssd_result_to_json's output); the summary alone does not keep them. */
+static void add_bench_detail(struct http_request *req, const char *id, cJSON *doc)
+{
+	cJSON *bench = cJSON_GetObjectItemCaseSensitive(doc, "bench"), *file = NULL, *detail = NULL, *part;
+	void *gz = NULL;
+	size_t len = 0;
+
+	if (!cJSON_IsObject(bench) || store(req)->ops->get_file(store(req), id, &gz, &len) < 0)
+		goto out;
+	file = ssd_result_file_json(gz, len, req->srv->opt.max_inflated);
+	detail = file ? ssdbench_result_detail(file) : NULL;
+	while (detail && (part = detail->child)) {
+		cJSON_DetachItemViaPointer(detail, part);
+		cJSON_AddItemToObject(bench, part->string, part);
+	}
+out:
+	cJSON_Delete(detail);
+	cJSON_Delete(file);
+	free(gz);
+}
+
 enum MHD_Result api_ssd_result_get(struct http_request *req)
 {
 	struct ssd_result *r = calloc(1, sizeof(*r));
@@ -184,8 +218,13 @@ enum MHD_Result api_ssd_result_get(struct http_request *req)
 		ret = http_reply_error(req, MHD_HTTP_NOT_FOUND, "no SSD result with that id");
 	else if (rc < 0)
 		ret = http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the result");
-	else
-		ret = http_reply_json(req, MHD_HTTP_OK, ssd_result_to_json(r));
+	else {
+		cJSON *doc = ssd_result_to_json(r);
+
+		if (doc && r->kind == SSD_KIND_QUICK)
+			add_bench_detail(req, r->id, doc);
+		ret = http_reply_json(req, MHD_HTTP_OK, doc);
+	}
 	free(r);
 	return ret;
 }
@@ -210,6 +249,15 @@ enum MHD_Result api_ssd_result_file(struct http_request *req)
 	return ret;
 }
 
+/* "kinds": {"full": n, "quick": n}: how many results of each kind. */
+static void add_kinds(cJSON *o, int full, int quick)
+{
+	cJSON *k = cJSON_AddObjectToObject(o, "kinds");
+
+	cJSON_AddNumberToObject(k, ssd_kind_names[SSD_KIND_FULL], full);
+	cJSON_AddNumberToObject(k, ssd_kind_names[SSD_KIND_QUICK], quick);
+}
+
 static cJSON *model_json(const struct ssd_model_summary *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -219,6 +267,8 @@ static cJSON *model_json(const struct ssd_model_summary *m)
 	cJSON_AddNumberToObject(o, "submissions", m->submissions);
 	cJSON_AddItemToObject(o, "fwrevs", string_array(m->fwrevs, '\n'));
 	cJSON_AddItemToObject(o, "solutions", string_array(m->solutions, ' '));
+	if (m->quick > 0) /* only then, so lists without quick benches read as before */
+		add_kinds(o, m->submissions - m->quick, m->quick);
 	return o;
 }
 
@@ -274,6 +324,25 @@ enum MHD_Result api_ssd_models(struct http_request *req)
 	return http_reply_json(req, MHD_HTTP_OK, doc);
 }
 
+#define QUICK_NOTE                                                                                                     \
+	"only quick benches (schedio bench): the io.cost model is the median of their measured parameters; no QoS "    \
+	"was measured, so none is recommended (run resctl-bench for a tuned QoS)"
+#define FULL_NOTE "recommended from the full resctl-bench results only; quick benches are listed but not used"
+/* The quick benches' phases on a model page stop after this many bytes of JSON (a bench
+ * is 200 KB at most), so a model with many quick benches still answers under 1 MiB. */
+#define QUICK_DETAIL_BUDGET 500000
+
+/* {"model": the six measured io.cost.model values, "qos": null} of a quick result. */
+static cJSON *params_only(const struct ssd_result *r)
+{
+	cJSON *o = cJSON_CreateObject(), *m = cJSON_AddObjectToObject(o, "model");
+
+	for (int i = 0; i < SSD_NPARAMS; i++)
+		cJSON_AddNumberToObject(m, ssd_model_keys[i], r->params_model[i]);
+	cJSON_AddNullToObject(o, "qos");
+	return o;
+}
+
 /* Loads the results of the model named by the path (id or name) narrowed to fwrev
  * (may be NULL); on failure queues the reply and returns -1. */
 static int load_model(struct http_request *req, const char *fwrev, struct ssd_result **res, size_t *n, size_t *total,
@@ -317,7 +386,8 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 	const char *fwrev = http_query(req, "fwrev");
 	struct ssd_recommendation *rec = calloc(1, sizeof(*rec));
 	struct ssd_result *res = NULL;
-	size_t n, total;
+	size_t n, total, detail_used = 0;
+	int nquick = 0;
 	char ver[32];
 	cJSON *doc, *fw, *list;
 	enum MHD_Result ret;
@@ -344,23 +414,49 @@ enum MHD_Result api_ssd_model_get(struct http_request *req)
 		if (!seen)
 			cJSON_AddItemToArray(fw, cJSON_CreateString(res[i].fwrev));
 	}
-	/* Each submission, for download links and per-submission charts. */
+	for (size_t i = 0; i < n; i++)
+		nquick += res[i].kind == SSD_KIND_QUICK;
+	/* Each submission, for download links and per-submission charts. Kinds are named only
+	 * where a quick bench is among them, so answers without one read as before. */
 	list = cJSON_AddArrayToObject(doc, "results");
 	for (size_t i = 0; i < n; i++) {
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(o, "id", res[i].id);
+		if (nquick)
+			cJSON_AddStringToObject(o, "kind", ssd_kind_names[res[i].kind]);
 		cJSON_AddStringToObject(o, "fwrev", res[i].fwrev);
 		cJSON_AddStringToObject(o, "bench_version", res[i].bench_version);
 		cJSON_AddBoolToObject(o, "merged", res[i].merged);
 		cJSON_AddStringToObject(o, "kernel", res[i].kernel);
 		cJSON_AddNumberToObject(o, "size_bytes", (double)res[i].size_bytes);
+		if (res[i].kind == SSD_KIND_QUICK) {
+			cJSON *full = ssd_result_to_json(&res[i]), *bench;
+
+			/* phases and series while the answer stays small; GET the result for the rest */
+			if (detail_used < QUICK_DETAIL_BUDGET)
+				add_bench_detail(req, res[i].id, full);
+			bench = cJSON_DetachItemFromObjectCaseSensitive(full, "bench");
+			if (bench) {
+				cJSON_AddItemToObject(o, "bench", bench);
+				size_t size = json_size(bench);
+
+				detail_used = size == SIZE_MAX ? QUICK_DETAIL_BUDGET : detail_used + size;
+			}
+			cJSON_AddItemToObject(o, "params", params_only(&res[i]));
+			cJSON_Delete(full);
+		}
 		cJSON_AddItemToArray(list, o);
 	}
 	snprintf(ver, sizeof(ver), "%d.%d", rec->bench_major, rec->bench_minor);
 	cJSON_AddStringToObject(doc, "bench_version", ver);
 	cJSON_AddStringToObject(doc, "source", rec->from_merged ? "merged" : "raw");
 	cJSON_AddItemToObject(doc, "recommended", ssd_recommend_to_json(rec));
+	if (nquick) {
+		add_kinds(doc, (int)n - nquick, nquick);
+		cJSON_AddStringToObject(doc, "basis", ssd_kind_names[rec->quick ? SSD_KIND_QUICK : SSD_KIND_FULL]);
+		cJSON_AddStringToObject(doc, "note", rec->quick ? QUICK_NOTE : FULL_NOTE);
+	}
 	ret = http_reply_json(req, MHD_HTTP_OK, doc);
 out:
 	free(res);
@@ -399,8 +495,13 @@ enum MHD_Result api_ssd_model_config(struct http_request *req)
 		ret = http_reply_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "configuration does not fit");
 		goto out;
 	}
-	ret = reply_with(req, MHD_HTTP_OK, "text/plain; charset=utf-8", text, (size_t)len, "X-Schedio-Solution",
-			 sol->name);
+	{
+		/* A quick-only model gets its model line alone; X-Schedio-Basis says why there is no QoS. */
+		const char *const headers[] = { "X-Schedio-Solution", sol->name, rec->quick ? "X-Schedio-Basis" : NULL,
+						ssd_kind_names[SSD_KIND_QUICK], NULL };
+
+		ret = reply_with_headers(req, MHD_HTTP_OK, "text/plain; charset=utf-8", text, (size_t)len, headers);
+	}
 out:
 	free(res);
 	free(rec);
@@ -444,6 +545,8 @@ enum MHD_Result api_ssd_hwdb(struct http_request *req)
 		size_t n = 0;
 
 		rc = store(req)->ops->model_results(store(req), m[i].id, &res, &n);
+		/* Where full results exist, a firmware with quick benches only gets no entry of its own. */
+		n = rc ? 0 : ssd_recommend_deciding(res, n);
 		/* One entry per firmware: the same model can perform differently after an update. */
 		for (size_t a = 0; !rc && a < n; a++) {
 			struct ssd_result *sub = NULL;

@@ -8,6 +8,8 @@
  * IOCOST_QOS_<NAME> carry the parameters (NAME is the solution upper-cased).
  * Model and firmware strings were restricted on import to characters that
  * are not hwdb glob syntax, so a match line matches exactly that device.
+ * A model-only solution (from quick benches) has no io.cost.qos line and no
+ * IOCOST_QOS_ property: no QoS was measured, and none is invented.
  */
 #include "server/ssd/ssd_config.h"
 
@@ -52,7 +54,10 @@ int ssd_config_lines(const struct ssd_rec_solution *s, const char *dev, char *ou
 
 	model_params(s, m, sizeof(m));
 	qos_params(s, q, sizeof(q));
-	n = snprintf(out, cap, "%s ctrl=user model=linear %s\n%s enable=1 ctrl=user %s\n", dev, m, dev, q);
+	if (s->model_only)
+		n = snprintf(out, cap, "%s ctrl=user model=linear %s\n", dev, m);
+	else
+		n = snprintf(out, cap, "%s ctrl=user model=linear %s\n%s enable=1 ctrl=user %s\n", dev, m, dev, q);
 	return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 
@@ -115,9 +120,16 @@ int ssd_config_hwdb_entry(const char *model, const char *fwrev, const struct ssd
 		if (!listed)
 			order[n++] = &rec->solutions[i];
 	}
-	rc = append(buf, len, cap, "# %s, firmware %s: bench %d.%d, %d submission(s)%s\nblock:*:name:%s:fwrev:%s:\n",
-		    model, *fwrev ? fwrev : "(none)", rec->bench_major, rec->bench_minor, order[0]->submissions,
-		    rec->from_merged ? ", merged" : "", model, fwrev);
+	if (rec->quick)
+		rc = append(buf, len, cap,
+			    "# %s, firmware %s: quick benches (schedio bench) only, %d submission(s): io.cost model "
+			    "without QoS\nblock:*:name:%s:fwrev:%s:\n",
+			    model, *fwrev ? fwrev : "(none)", order[0]->submissions, model, fwrev);
+	else
+		rc = append(buf, len, cap,
+			    "# %s, firmware %s: bench %d.%d, %d submission(s)%s\nblock:*:name:%s:fwrev:%s:\n", model,
+			    *fwrev ? fwrev : "(none)", rec->bench_major, rec->bench_minor, order[0]->submissions,
+			    rec->from_merged ? ", merged" : "", model, fwrev);
 	rc = rc ?: append(buf, len, cap, " IOCOST_SOLUTIONS=");
 	for (int i = 0; !rc && i < n; i++)
 		rc = append(buf, len, cap, "%s%s", i ? " " : "", order[i]->name);
@@ -128,7 +140,10 @@ int ssd_config_hwdb_entry(const char *model, const char *fwrev, const struct ssd
 		upper(order[i]->name, name, sizeof(name));
 		model_params(order[i], m, sizeof(m));
 		qos_params(order[i], q, sizeof(q));
-		rc = append(buf, len, cap, " IOCOST_MODEL_%s=%s\n IOCOST_QOS_%s=%s\n", name, m, name, q);
+		if (order[i]->model_only)
+			rc = append(buf, len, cap, " IOCOST_MODEL_%s=%s\n", name, m);
+		else
+			rc = append(buf, len, cap, " IOCOST_MODEL_%s=%s\n IOCOST_QOS_%s=%s\n", name, m, name, q);
 	}
 	return rc ?: append(buf, len, cap, "\n");
 }

@@ -29,7 +29,7 @@ static bool solution_matches(const struct ssd_rec_solution *s, const struct ssd_
 	for (int i = 0; i < SSD_NPARAMS; i++) {
 		double tol = (i == SSD_RLAT || i == SSD_WLAT) ? 0.5 : 0.0051;
 
-		if (fabs(cur->model[i] - s->model[i]) > 0.5 || fabs(cur->qos[i] - s->qos[i]) > tol)
+		if (fabs(cur->model[i] - s->model[i]) > 0.5 || (!s->model_only && fabs(cur->qos[i] - s->qos[i]) > tol))
 			return false;
 	}
 	return true;
@@ -41,7 +41,8 @@ enum ssd_match_state ssd_match_config(const struct ssd_recommendation *rec, cons
 	*solution = NULL;
 	if (rec->nsolutions == 0)
 		return SSD_MATCH_NO_DATA;
-	if (cur && cur->enabled && cur->has_model && cur->has_qos)
+	/* A model-only recommendation (quick benches) is in use when the model line is; any QoS goes. */
+	if (cur && cur->enabled && cur->has_model && (cur->has_qos || rec->quick))
 		for (int i = 0; i < rec->nsolutions; i++)
 			if (solution_matches(&rec->solutions[i], cur)) {
 				*solution = &rec->solutions[i];
@@ -88,6 +89,8 @@ static int lookup(struct ssd_store *st, const char *name, const char *fw, struct
 	rc = st->ops->model_results(st, id, &res, &n);
 	if (rc < 0)
 		return rc;
+	/* Quick benches of a model with full results decide nothing, not even for their firmware. */
+	n = ssd_recommend_deciding(res, n);
 	/* Prefer this firmware's results when there are any: firmware changes performance. */
 	for (size_t i = 0; *fw && i < n; i++)
 		if (strcmp(res[i].fwrev, fw) == 0)

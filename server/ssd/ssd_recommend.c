@@ -9,6 +9,11 @@
  * model has no raw result, so a model is never counted twice. Each
  * parameter is aggregated on its own, as upstream does; the spread
  * [min, max] shows how much the submissions agreed.
+ *
+ * Quick benches (schedio bench) measure the model only, with a method of
+ * their own: a model with any full resctl-bench result is recommended from
+ * those alone, so a quick bench can never move a tuned recommendation; only
+ * a model without one gets the quick benches' model medians, and no QoS.
  */
 #include "server/ssd/ssd_recommend.h"
 
@@ -97,27 +102,79 @@ static void aggregate(const struct ssd_result *results, const bool *use, size_t 
 	}
 }
 
+/* The model medians and spread of the quick results as one model-only solution. */
+static void aggregate_quick(const struct ssd_result *results, size_t n, struct ssd_recommendation *out, double *scratch)
+{
+	struct ssd_rec_solution *rs = &out->solutions[0];
+	size_t k = 0;
+
+	memset(rs, 0, sizeof(*rs));
+	strcpy(rs->name, SSD_RECOMMEND_QUICK);
+	rs->model_only = true;
+	out->quick = true;
+	out->nsolutions = 1;
+	out->bench_major = out->bench_minor = 0;
+	for (size_t i = 0; i < n; i++)
+		if (version_newer(results[i].bench_major, results[i].bench_minor, out->bench_major, out->bench_minor)) {
+			out->bench_major = results[i].bench_major;
+			out->bench_minor = results[i].bench_minor;
+		}
+	for (int p = 0; p < SSD_NPARAMS; p++) {
+		double med;
+
+		k = 0;
+		for (size_t i = 0; i < n; i++)
+			scratch[k++] = results[i].params_model[p];
+		med = ssd_recommend_median(scratch, k); /* sorted now: the ends are the spread */
+		rs->model[p] = round(med);
+		rs->model_min[p] = round(scratch[0]);
+		rs->model_max[p] = round(scratch[k - 1]);
+	}
+	rs->submissions = (int)k;
+}
+
+size_t ssd_recommend_deciding(struct ssd_result *results, size_t n)
+{
+	bool any_full = false;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		any_full |= results[i].kind == SSD_KIND_FULL;
+	if (!any_full)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (results[i].kind == SSD_KIND_FULL)
+			results[k++] = results[i];
+	return k;
+}
+
 void ssd_recommend(const struct ssd_result *results, size_t n, struct ssd_recommendation *out)
 {
-	bool any_raw = false, *use = calloc(n ? n : 1, sizeof(bool));
+	bool any_raw = false, any_full = false, *use = calloc(n ? n : 1, sizeof(bool));
 	double *scratch = calloc(n ? n : 1, sizeof(double));
 
 	memset(out, 0, sizeof(*out));
 	if (!use || !scratch)
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		any_raw |= !results[i].merged;
+	for (size_t i = 0; i < n; i++) {
+		any_full |= results[i].kind == SSD_KIND_FULL;
+		any_raw |= results[i].kind == SSD_KIND_FULL && !results[i].merged;
+	}
+	if (n > 0 && !any_full) {
+		aggregate_quick(results, n, out, scratch);
+		goto out;
+	}
 	out->from_merged = n > 0 && !any_raw;
 	out->bench_major = out->bench_minor = -1;
 	for (size_t i = 0; i < n; i++)
-		if (results[i].merged == out->from_merged &&
+		if (results[i].kind == SSD_KIND_FULL && results[i].merged == out->from_merged &&
 		    version_newer(results[i].bench_major, results[i].bench_minor, out->bench_major, out->bench_minor)) {
 			out->bench_major = results[i].bench_major;
 			out->bench_minor = results[i].bench_minor;
 		}
 	for (size_t i = 0; i < n; i++) {
-		use[i] = results[i].merged == out->from_merged && results[i].bench_major == out->bench_major &&
-			 results[i].bench_minor == out->bench_minor;
+		use[i] = results[i].kind == SSD_KIND_FULL && results[i].merged == out->from_merged &&
+			 results[i].bench_major == out->bench_major && results[i].bench_minor == out->bench_minor;
 		for (int s = 0; use[i] && s < results[i].nsolutions; s++)
 			find_or_add(out, results[i].solutions[s].name);
 	}
@@ -169,11 +226,15 @@ cJSON *ssd_recommend_to_json(const struct ssd_recommendation *rec)
 		cJSON *o = cJSON_AddObjectToObject(doc, s->name), *spread;
 
 		cJSON_AddItemToObject(o, "model", values(ssd_model_keys, s->model));
-		cJSON_AddItemToObject(o, "qos", values(ssd_qos_keys, s->qos));
+		if (s->model_only)
+			cJSON_AddNullToObject(o, "qos");
+		else
+			cJSON_AddItemToObject(o, "qos", values(ssd_qos_keys, s->qos));
 		cJSON_AddNumberToObject(o, "submissions", s->submissions);
 		spread = cJSON_AddObjectToObject(o, "spread");
 		add_spread(spread, ssd_model_keys, s->model_min, s->model_max);
-		add_spread(spread, ssd_qos_keys, s->qos_min, s->qos_max);
+		if (!s->model_only)
+			add_spread(spread, ssd_qos_keys, s->qos_min, s->qos_max);
 	}
 	/* cJSON's add functions tolerate NULL parents, so one check at the end suffices for OOM. */
 	if (doc && cJSON_GetArraySize(doc) != rec->nsolutions) {

@@ -22,8 +22,10 @@
 
 #include "common/gz.h"
 #include "server/ssd/ssd_jobs.h"
+#include "server/ssd/ssdbench_result.h"
 
 const char *const ssd_model_keys[SSD_NPARAMS] = { "rbps", "rseqiops", "rrandiops", "wbps", "wseqiops", "wrandiops" };
+const char *const ssd_kind_names[2] = { "full", "quick" };
 const char *const ssd_qos_keys[SSD_NPARAMS] = { "rpct", "rlat", "wpct", "wlat", "min", "max" };
 
 /* Upper bounds well above any real device, far below where doubles lose integers. */
@@ -350,7 +352,8 @@ int ssd_result_parse(const void *body, size_t len, size_t max_inflated, struct s
 		rc = fail(err, errlen, 400, "the file is neither gzip nor valid JSON");
 		goto out;
 	}
-	if ((rc = take_jobs(doc, out, err, errlen)))
+	/* resctl-bench writes an array of jobs, schedio bench one object naming its schema */
+	if ((rc = cJSON_IsObject(doc) ? ssdbench_result_take(doc, out, err, errlen) : take_jobs(doc, out, err, errlen)))
 		goto out;
 	md5_init(&md5);
 	md5_update(&md5, json_len, (const uint8_t *)json);
@@ -401,7 +404,21 @@ cJSON *ssd_result_to_json(const struct ssd_result *r)
 	     cJSON_AddStringToObject(doc, "kernel", r->kernel) &&
 	     cJSON_AddStringToObject(doc, "bench_version", r->bench_version) &&
 	     cJSON_AddBoolToObject(doc, "merged", r->merged);
-	if (ok && r->has_params) {
+	/* Only quick results say their kind, so a full result reads back as before. */
+	if (ok && r->kind == SSD_KIND_QUICK) {
+		cJSON *b;
+
+		ok = cJSON_AddStringToObject(doc, "kind", ssd_kind_names[SSD_KIND_QUICK]) &&
+		     (params = cJSON_AddObjectToObject(doc, "params")) &&
+		     cJSON_AddItemToObject(params, "model", params_json(ssd_model_keys, r->params_model)) &&
+		     cJSON_AddNullToObject(params, "qos") && (b = cJSON_AddObjectToObject(doc, "bench")) &&
+		     cJSON_AddNumberToObject(b, "started_ms", r->quick.started_ms) &&
+		     cJSON_AddNumberToObject(b, "duration_s", r->quick.duration_s) &&
+		     cJSON_AddStringToObject(b, "target", r->quick.target) &&
+		     cJSON_AddBoolToObject(b, "rotational", r->quick.rotational) &&
+		     cJSON_AddNumberToObject(b, "nphases", r->quick.nphases) &&
+		     cJSON_AddNumberToObject(b, "nwarnings", r->quick.nwarnings);
+	} else if (ok && r->has_params) {
 		params = cJSON_AddObjectToObject(doc, "params");
 		ok = params && cJSON_AddItemToObject(params, "model", params_json(ssd_model_keys, r->params_model)) &&
 		     cJSON_AddItemToObject(params, "qos", params_json(ssd_qos_keys, r->params_qos));
@@ -448,11 +465,60 @@ static int copy_params(const cJSON *obj, const char *const keys[], double *out)
 	return 0;
 }
 
+static int quick_from_json(const cJSON *doc, struct ssd_result *out)
+{
+	const cJSON *size = get(doc, "size_bytes"), *b = get(doc, "bench"), *target = get(b, "target");
+	double v;
+
+	out->kind = SSD_KIND_QUICK;
+	if (copy_str(doc, "id", out->id, sizeof(out->id)) || copy_str(doc, "model", out->model, sizeof(out->model)) ||
+	    copy_str(doc, "fwrev", out->fwrev, sizeof(out->fwrev)) ||
+	    copy_str(doc, "kernel", out->kernel, sizeof(out->kernel)) ||
+	    copy_str(doc, "bench_version", out->bench_version, sizeof(out->bench_version)) || !cJSON_IsNumber(size) ||
+	    !cJSON_IsObject(b) || !cJSON_IsString(target) || strlen(target->valuestring) >= sizeof(out->quick.target) ||
+	    copy_params(get(get(doc, "params"), "model"), ssd_model_keys, out->params_model))
+		return -1;
+	ssd_model_id(out->model, out->model_id);
+	out->size_bytes = (uint64_t)size->valuedouble;
+	out->has_params = true;
+	if (!parse_version(out->bench_version, &out->bench_major, &out->bench_minor))
+		out->bench_major = out->bench_minor = 0;
+	strcpy(out->quick.target, target->valuestring);
+	out->quick.rotational = cJSON_IsTrue(get(b, "rotational"));
+	out->quick.started_ms = isnan(v = optional_number(b, "started_ms")) ? 0 : v;
+	out->quick.duration_s = isnan(v = optional_number(b, "duration_s")) ? 0 : v;
+	out->quick.nphases = isnan(v = optional_number(b, "nphases")) ? 0 : (int)v;
+	out->quick.nwarnings = isnan(v = optional_number(b, "nwarnings")) ? 0 : (int)v;
+	return 0;
+}
+
+cJSON *ssd_result_file_json(const void *file, size_t len, size_t max_inflated)
+{
+	char *inflated = NULL;
+	size_t n = len;
+	cJSON *doc;
+
+	if (gz_is_gzip(file, len)) {
+		if (gz_inflate(file, len, max_inflated, &inflated, &n) < 0)
+			return NULL;
+		file = inflated;
+	} else if (len > max_inflated) {
+		return NULL;
+	}
+	doc = cJSON_ParseWithLength(file, n);
+	free(inflated);
+	return doc;
+}
+
 int ssd_result_from_json(const cJSON *doc, struct ssd_result *out)
 {
 	const cJSON *params = get(doc, "params"), *sols = get(doc, "solutions"), *s, *size = get(doc, "size_bytes");
 
+	const cJSON *kind = get(doc, "kind");
+
 	memset(out, 0, sizeof(*out));
+	if (cJSON_IsString(kind) && strcmp(kind->valuestring, ssd_kind_names[SSD_KIND_QUICK]) == 0)
+		return quick_from_json(doc, out);
 	if (copy_str(doc, "id", out->id, sizeof(out->id)) || copy_str(doc, "model", out->model, sizeof(out->model)) ||
 	    copy_str(doc, "fwrev", out->fwrev, sizeof(out->fwrev)) ||
 	    copy_str(doc, "kernel", out->kernel, sizeof(out->kernel)) ||

@@ -15,7 +15,8 @@
 struct ssd_model_summary {
 	char id[SSD_MODEL_MAX + 1];
 	char model[SSD_MODEL_MAX + 1];
-	int submissions;
+	int submissions; /* all results, of either kind */
+	int quick;       /* of which quick benches (schedio.ssdbench.v1) */
 	char *fwrevs;    /* '\n'-separated (malloc'd) */
 	char *solutions; /* ' '-separated (malloc'd) */
 };

@@ -4,7 +4,8 @@
 # Mounts the kernel filesystems, loads the modules listed in /vm/modules.load,
 # enables the io and cpu controllers at the cgroup2 root, runs /vm/script.sh
 # between the BEGIN/END markers vm-run.sh looks for, tars /out onto the
-# second virtio disk when there is one, and powers off.
+# second virtio disk when there is one, and powers off. vm-run's -n NVMe
+# disks are found by serial and passed to the script in VM_NVME.
 /bin/busybox --install -s /bin
 export PATH=/usr/local/bin:/bin
 export HOME=/root
@@ -38,6 +39,34 @@ done
 
 . /vm/env
 export VM_DISK=/dev/vda VM_OUT=/out
+
+# vm-run's -n disks: controller N has serial schedioN; list their namespaces'
+# block devices in that order (the driver probes controllers asynchronously,
+# so kernel names need not follow it). Wait up to 20 s for all of them.
+if [ -n "${VM_NVME_COUNT:-}" ]; then
+	i=0
+	while :; do
+		VM_NVME= n=0
+		while [ $n -lt "$VM_NVME_COUNT" ]; do
+			dev=
+			for d in /sys/block/nvme*; do
+				[ -e "$d/device/serial" ] || continue
+				read -r s <"$d/device/serial"
+				if [ "$s" = "schedio$n" ] && [ -b "/dev/${d##*/}" ]; then
+					dev=/dev/${d##*/}
+				fi
+			done
+			[ -n "$dev" ] || break
+			VM_NVME="$VM_NVME${VM_NVME:+ }$dev"
+			n=$((n + 1))
+		done
+		[ $n -lt "$VM_NVME_COUNT" ] && [ $i -lt 200 ] || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ $n -eq "$VM_NVME_COUNT" ] || echo "vm-init: only $n of $VM_NVME_COUNT NVMe disks appeared"
+	export VM_NVME
+fi
 VM_DISK_DEV=$(cat /sys/block/vda/dev 2>/dev/null)
 export VM_DISK_DEV
 

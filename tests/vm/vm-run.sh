@@ -13,6 +13,16 @@
 #   -o DIR        host dir that receives what the script leaves in $VM_OUT
 #   -t SECONDS    kill the VM after this long (default $SCHEDIO_VM_TIMEOUT or 120)
 #   -l FILE       keep the whole serial console log here
+#   -n SPEC       attach one more disk as an emulated NVMe controller
+#                 (repeatable; the guest gets their names in $VM_NVME, in the
+#                 order given). SPEC is a comma-separated list of size=BYTES
+#                 (default 1G; suffixes K M G as for truncate) and qemu
+#                 throttling options, e.g. 'size=2G,throttling.iops-read=2000'
+#                 (qemu's -drive throttling.*: iops-total, iops-read,
+#                 iops-write, bps-*, their -max and -max-length, iops-size,
+#                 group). The image is sparse, in the run's tmp dir, opened
+#                 with cache=unsafe; the controller's serial is schedioN
+#                 (N from 0 in the order given). Not with -R.
 #   -R IMAGE      boot this ext4 root disk image (e.g. a Debian made by
 #                 make-rootfs.sh) with systemd as PID 1 and run SCRIPT there as
 #                 a oneshot service after multi-user.target, from /vm, as root
@@ -21,11 +31,14 @@
 #                 /dev/vdb ($VM_DISK), the /out disk /dev/vdc.
 # The script runs as root under busybox sh with cgroup2 at /sys/fs/cgroup
 # (io and cpu enabled at the root), bpf, debugfs and tracefs mounted, and a
-# 1 GiB sparse scratch disk $VM_DISK (/dev/vda, MAJ:MIN in $VM_DISK_DEV).
+# 1 GiB sparse scratch disk $VM_DISK (/dev/vda, MAJ:MIN in $VM_DISK_DEV),
+# and the -n disks' block devices in $VM_NVME (space-separated, in order).
 # Its stdout and stderr become vm-run.sh's stdout. Exit status: the script's,
 # or 124 when the VM timed out, 125 when the VM gave no result.
 # Env: SCHEDIO_VM_MEM (MiB, default 1536), SCHEDIO_VM_CPUS (default 2),
 # SCHEDIO_VM_SMP (a whole -smp value with topology, instead of the CPU count),
+# SCHEDIO_VM_NVME_DIR (where -n images go instead of the run's tmp dir, e.g.
+# /dev/shm: a tmpfs has no writeback to wait for when they are removed),
 # SCHEDIO_VM_APPEND (more kernel command line; `loglevel=7` with -l shows the
 # whole boot).
 set -euo pipefail
@@ -42,7 +55,8 @@ usage() { sed -n '5,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 125;
 
 suite= kdir= outdir= log= rootimg=
 initramfs_args=()
-while getopts 's:k:b:f:m:e:o:t:l:R:h' opt; do
+nvme_specs=()
+while getopts 's:k:b:f:m:e:o:t:l:R:n:h' opt; do
 	case $opt in
 	s) suite=$OPTARG ;;
 	k) kdir=$OPTARG ;;
@@ -51,6 +65,7 @@ while getopts 's:k:b:f:m:e:o:t:l:R:h' opt; do
 	t) timeout=$OPTARG ;;
 	l) log=$OPTARG ;;
 	R) rootimg=$OPTARG ;;
+	n) nvme_specs+=("$OPTARG") ;;
 	*) usage ;;
 	esac
 done
@@ -65,10 +80,12 @@ if [ -z "$kdir" ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/schedio-vm.XXXXXX")
+nvme_dir=$tmp
 qemu_pid=
 cleanup() {
 	[ -z "$qemu_pid" ] || kill -KILL "$qemu_pid" 2>/dev/null || true
 	rm -rf "$tmp"
+	[ "$nvme_dir" = "$tmp" ] || rm -rf "$nvme_dir"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -90,6 +107,35 @@ if [ -n "$rootimg" ]; then
 	# No status lines from systemd on the console the results are read from.
 	append+=" systemd.unit=multi-user.target systemd.show_status=false"
 fi
+# Emulated NVMe disks (-n): each a sparse image behind its own controller,
+# with the throttling options of its SPEC on the drive. The guest finds them
+# by serial (schedioN), as the nvme driver probes controllers asynchronously
+# and their names need not follow the order given here.
+nvme_drives=()
+if [ ${#nvme_specs[@]} -gt 0 ]; then
+	[ -z "$rootimg" ] || die "-n (NVMe disks) is not supported with -R"
+	initramfs_args+=(-m nvme -e "VM_NVME_COUNT=${#nvme_specs[@]}")
+	if [ -n "${SCHEDIO_VM_NVME_DIR:-}" ]; then
+		nvme_dir=$(mktemp -d "$SCHEDIO_VM_NVME_DIR/schedio-vm-nvme.XXXXXX") ||
+			die "cannot make a dir in SCHEDIO_VM_NVME_DIR=$SCHEDIO_VM_NVME_DIR"
+	fi
+	i=0
+	for spec in "${nvme_specs[@]}"; do
+		size=1G throttle=
+		IFS=, read -r -a parts <<<"$spec"
+		for part in "${parts[@]}"; do
+			case $part in
+			size=[0-9]*) size=${part#size=} ;;
+			throttling.[a-z-]*=[0-9a-z]*) throttle+=",$part" ;;
+			*) die "-n '$spec': '$part' is neither size=BYTES nor a throttling.NAME=VALUE option" ;;
+			esac
+		done
+		truncate -s "$size" "$nvme_dir/nvme$i.img" 2>/dev/null || die "-n '$spec': bad size '$size'"
+		nvme_drives+=(-drive "file=$nvme_dir/nvme$i.img,if=none,id=nvme$i,format=raw,cache=unsafe$throttle"
+			-device "nvme,drive=nvme$i,serial=schedio$i")
+		i=$((i + 1))
+	done
+fi
 "$here/make-initramfs.sh" "$kdir" "$tmp/initramfs.cpio" "$script" \
 	"${initramfs_args[@]}" -e "VM_NONCE=$nonce" || die "building the initramfs failed"
 truncate -s 1G "$tmp/scratch.img"
@@ -110,7 +156,7 @@ qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp "$cpus" -m "$mem" \
 	-display none -monitor none -serial "file:$console" -nic none -no-reboot \
 	-kernel "$kernel" -initrd "$tmp/initramfs.cpio" \
 	-append "$append ${SCHEDIO_VM_APPEND:-}" \
-	"${drives[@]}" </dev/null >"$tmp/qemu.out" 2>&1 &
+	"${drives[@]}" "${nvme_drives[@]}" </dev/null >"$tmp/qemu.out" 2>&1 &
 qemu_pid=$!
 
 # Poll rather than wait: a hung guest must not hang the caller, and a guest

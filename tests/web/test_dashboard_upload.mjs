@@ -3,10 +3,18 @@
 // server parsed is shown (model, firmware, solutions), the same file again
 // is a duplicate, and a file that is not a result, dropped on the drop zone,
 // shows the server's refusal in words; the progress bar is shown meanwhile.
+// A schedio bench result (a quick bench, tests/fixtures/ssdbench) goes the
+// same way: stored as kind quick, its model page shows it with a kind badge,
+// a rate-over-time line chart per unit (drawn, with the phases' points), its
+// warnings, a model line and no io.cost.qos line; the models list shows the kind.
 import fs from 'node:fs';
+import path from 'node:path';
+import url from 'node:url';
 import zlib from 'node:zlib';
 import { startServer, resultFiles, requireData } from './fixture.mjs';
-import { launch, watch, open, screenshot, checker } from './browser.mjs';
+import { launch, watch, open, screenshot, checker, charts, states } from './browser.mjs';
+
+const QUICK = path.join(path.dirname(url.fileURLToPath(import.meta.url)), '..', 'fixtures', 'ssdbench', 'quick-result.json');
 
 requireData();
 const t = checker();
@@ -62,6 +70,40 @@ try {
   await page.click('.result.ok a');
   await page.waitForFunction(() => location.search.includes('model=') && document.documentElement.dataset.state === 'ready');
   t.ok((await page.locator('h1').textContent()).includes('INTEL'), 'the result links to its model page');
+  t.ok(await page.locator('.quick-bench').count() === 0, 'a model without quick benches shows none');
+
+  // a quick bench (schedio bench --output), chosen with the file picker
+  const quick = JSON.parse(fs.readFileSync(QUICK, 'utf8'));
+  await open(page, `${srv.url}/submit`);
+  await page.setInputFiles('#file', QUICK);
+  await page.waitForSelector('.result');
+  text = await page.locator('.result').first().textContent();
+  t.ok(await page.locator('.result.ok').count() === 1, `a quick bench is stored: ${text.slice(0, 200)}`);
+  t.ok(text.includes(quick.device.model) && /quick bench/.test(text), 'the Submit page shows its model and kind');
+  await page.click('.result.ok a');
+  await page.waitForFunction(() => location.search.includes('model=') && document.documentElement.dataset.state === 'ready');
+  await page.waitForSelector('.quick-bench canvas');
+  await page.waitForTimeout(300);
+  const card = page.locator('.quick-bench');
+  t.ok(await card.count() === 1 && await card.locator('.badge.kind.quick').count() === 1, 'the model page shows the quick bench with its kind badge');
+  const drawn = (await charts(page)).filter((c) => /rate over time per phase/.test(c.label || ''));
+  const seriesPoints = quick.phases.reduce((n, p) => n + p.series.length, 0);
+  t.ok(drawn.length === 2 && drawn.every((c) => c.chart && c.painted > 0) && drawn.reduce((n, c) => n + c.points, 0) === seriesPoints,
+    `a bandwidth and an IOPS rate-over-time chart, drawn, with every series point (${drawn.map((c) => `${c.points} points, ${c.painted} px`).join('; ')}; want ${seriesPoints} points)`);
+  const warnText = await card.locator('ul.warnings').textContent();
+  t.ok(quick.warnings.every((x) => warnText.includes(x.message)), 'its warnings are listed');
+  t.ok(await card.locator('table tbody tr').count() === quick.phases.length, 'one row per phase');
+  const cfgText = await page.locator('section', { hasText: 'Configuration lines' }).textContent();
+  t.ok(/model=linear rbps=3180000000/.test(cfgText) && /No io.cost.qos line/.test(cfgText) && !/enable=1/.test(cfgText),
+    'the configuration shows the median model line and no QoS line');
+  t.ok(/no QoS/.test(await page.locator('.basis').textContent()), 'the recommendation says it comes from quick benches without QoS');
+  t.ok((await page.locator('table.data tbody .badge.kind.quick').count()) === 1, 'the submissions table marks the quick bench');
+  const st = await states(page);
+  t.ok(st.loading === 0 && st.errors.length === 0, `no loading or error states (${st.errors.join(' | ')})`);
+  await screenshot(page, 'ssd-model-quick');
+  await open(page, `${srv.url}/ssd?q=${encodeURIComponent(quick.device.model)}`);
+  await page.waitForSelector('table.data tbody tr');
+  t.ok(/1 quick/.test(await page.locator('table.data tbody tr').first().textContent()), 'the models list shows the kinds');
   t.ok(w.problems.length === 0, `no unexpected console errors or failed requests ${w.problems.join(' | ')}`);
 } finally {
   await browser.close();

@@ -1,4 +1,4 @@
-/* ssd_store_pg.c - the SSD database in PostgreSQL (schema/postgresql/0003).
+/* ssd_store_pg.c - the SSD database in PostgreSQL (schema/postgresql/0003, 0017).
  *
  * One connection behind a mutex, as the SQLite store. A put is one
  * transaction: the result row goes in with ON CONFLICT (id) DO NOTHING, so
@@ -41,16 +41,16 @@ enum { S_INSERT, S_FILE, S_MODEL, S_GET, S_GET_FILE, S_LIST, S_RESULTS, S_COUNT 
 static const char *const sql[S_COUNT] = {
 	[S_INSERT] =
 	    "INSERT INTO ssd_results (id, model_id, model, fwrev, bench_major, bench_minor, merged, summary, "
-	    "submitted_ms) VALUES ($1::text, $2::text, $3::text, $4::text, $5::bigint, $6::bigint, $7::bigint, "
-	    "$8::text, $9::bigint) ON CONFLICT (id) DO NOTHING RETURNING 1::bigint",
+	    "submitted_ms, kind) VALUES ($1::text, $2::text, $3::text, $4::text, $5::bigint, $6::bigint, $7::bigint, "
+	    "$8::text, $9::bigint, $10::text) ON CONFLICT (id) DO NOTHING RETURNING 1::bigint",
 	[S_FILE] = STORE_SQL_SSD_FILE_INSERT,
 	[S_MODEL] =
-	    "INSERT INTO ssd_models (id, model, submissions, fwrevs, solutions) VALUES ($1::text, $2::text, 1, "
+	    "INSERT INTO ssd_models (id, model, submissions, fwrevs, solutions, quick) VALUES ($1::text, $2::text, 1, "
 	    "$3::text, " SET_UNION(
 		"string_to_array($4::text, ' ')",
-		"' '") ") "
+		"' '") ", $5::bigint) "
 		       "ON CONFLICT (id) DO UPDATE SET model = EXCLUDED.model, submissions = ssd_models.submissions + "
-		       "1, "
+		       "1, quick = ssd_models.quick + EXCLUDED.quick, "
 		       "fwrevs = " SET_UNION(
 			   "string_to_array(ssd_models.fwrevs, E'\\n') || string_to_array($3::text, E'\\n')",
 			   "E'\\n'") ", "
@@ -61,9 +61,9 @@ static const char *const sql[S_COUNT] = {
 	[S_GET_FILE] = STORE_SQL_SSD_FILE,
 	/* As the SQLite store: count and page in one statement (one snapshot), the page LEFT
 	 * JOINed so an empty page still brings the count; $1 from ssd_store_like_pattern. */
-	[S_LIST] = "SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions "
+	[S_LIST] = "SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions, r.quick "
 		   "FROM (SELECT count(*)::bigint AS n FROM ssd_models WHERE " PG_MATCH ") t LEFT JOIN "
-		   "(SELECT id, model, submissions, fwrevs, solutions FROM ssd_models WHERE " PG_MATCH
+		   "(SELECT id, model, submissions, fwrevs, solutions, quick FROM ssd_models WHERE " PG_MATCH
 		   " ORDER BY id COLLATE \"C\" LIMIT NULLIF($2::bigint, 0) OFFSET $3::bigint) r ON true "
 		   "ORDER BY r.id COLLATE \"C\"",
 	[S_RESULTS] =
@@ -102,6 +102,7 @@ static int insert(struct pg_ssd *s, const struct ssd_result *r, const char *summ
 	pg_p_int(&p, r->merged);
 	pg_p_text(&p, summary);
 	pg_p_int(&p, now_ms());
+	pg_p_text(&p, ssd_kind_names[r->kind]);
 	res = pg_run(s->c, names[S_INSERT], &p);
 	if (!res)
 		return -1;
@@ -124,6 +125,7 @@ static int insert(struct pg_ssd *s, const struct ssd_result *r, const char *summ
 	pg_p_text(&m, r->model);
 	pg_p_text(&m, r->fwrev);
 	pg_p_text(&m, sols);
+	pg_p_int(&m, r->kind == SSD_KIND_QUICK);
 	res = pg_run(s->c, names[S_MODEL], &m);
 	if (!res)
 		return -1;
@@ -277,6 +279,7 @@ static int pg_list_models(struct ssd_store *base, const struct ssd_model_query *
 		m->submissions = (int)pg_int(r, i, 3);
 		m->fwrevs = strdup(pg_text(r, i, 4));
 		m->solutions = strdup(pg_text(r, i, 5));
+		m->quick = (int)pg_int(r, i, 6);
 		if (!m->fwrevs || !m->solutions)
 			rc = -ENOMEM;
 	}

@@ -1,4 +1,5 @@
-/* ssd_store_sqlite.c - the SSD database in SQLite (schema/sqlite/0003_ssd.sql).
+/* ssd_store_sqlite.c - the SSD database in SQLite (schema/sqlite/0003_ssd.sql,
+ * 0017_ssd_kind.sql).
  *
  * The store has its own connection (NOMUTEX) with its statements prepared
  * once, all used under its own mutex: a statement is never stepped by two
@@ -50,19 +51,20 @@ static const char *const sql[S_COUNT] = {
 	[S_ROLLBACK] = "ROLLBACK",
 	[S_EXISTS] = "SELECT 1 FROM ssd_results WHERE id = ?",
 	[S_RESULT_INSERT] = "INSERT INTO ssd_results (id, model_id, model, fwrev, bench_major, bench_minor, merged, "
-			    "summary, submitted_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			    "summary, submitted_ms, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[S_FILE_INSERT] = STORE_SQL_SSD_FILE_INSERT,
-	[S_MODEL_GET] = "SELECT submissions, fwrevs, solutions FROM ssd_models WHERE id = ?",
-	[S_MODEL_PUT] = "INSERT OR REPLACE INTO ssd_models (id, model, submissions, fwrevs, solutions) "
-			"VALUES (?, ?, ?, ?, ?)",
+	[S_MODEL_GET] = "SELECT submissions, fwrevs, solutions, quick FROM ssd_models WHERE id = ?",
+	[S_MODEL_PUT] = "INSERT OR REPLACE INTO ssd_models (id, model, submissions, fwrevs, solutions, quick) "
+			"VALUES (?, ?, ?, ?, ?, ?)",
 	[S_SUMMARY] = STORE_SQL_SSD_SUMMARY,
 	[S_FILE] = STORE_SQL_SSD_FILE,
 	/* One statement, so the count and the page come from the same snapshot; the page is
 	 * LEFT JOINed so an empty page still brings the count (one row with NULL columns). */
-	[S_LIST_MODELS] = "SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions "
-			  "FROM (SELECT count(*) AS n FROM ssd_models WHERE " SSD_SQLITE_MATCH ") t LEFT JOIN "
-			  "(SELECT id, model, submissions, fwrevs, solutions FROM ssd_models WHERE " SSD_SQLITE_MATCH
-			  " ORDER BY id LIMIT ?2 OFFSET ?3) r ON 1 = 1 ORDER BY r.id",
+	[S_LIST_MODELS] =
+	    "SELECT t.n, r.id, r.model, r.submissions, r.fwrevs, r.solutions, r.quick "
+	    "FROM (SELECT count(*) AS n FROM ssd_models WHERE " SSD_SQLITE_MATCH ") t LEFT JOIN "
+	    "(SELECT id, model, submissions, fwrevs, solutions, quick FROM ssd_models WHERE " SSD_SQLITE_MATCH
+	    " ORDER BY id LIMIT ?2 OFFSET ?3) r ON 1 = 1 ORDER BY r.id",
 	[S_MODEL_RESULTS] = "SELECT summary FROM ssd_results WHERE model_id = ? ORDER BY submitted_ms, id",
 };
 
@@ -158,7 +160,7 @@ static int update_model(struct sqlite_store *s, const struct ssd_result *r)
 	const char *names[SSD_MAX_SOLUTIONS], *fw[1] = { r->fwrev };
 	char *fwrevs = NULL, *sols = NULL;
 	sqlite3_stmt *st = stmt(s, S_MODEL_GET);
-	int subs = 0, rc = -1;
+	int subs = 0, quick = 0, rc = -1;
 
 	for (int i = 0; i < r->nsolutions; i++)
 		names[i] = r->solutions[i].name;
@@ -166,6 +168,7 @@ static int update_model(struct sqlite_store *s, const struct ssd_result *r)
 	switch (sqlite3_step(st)) {
 	case SQLITE_ROW:
 		subs = sqlite3_column_int(st, 0);
+		quick = sqlite3_column_int(st, 3);
 		fwrevs = set_union((const char *)sqlite3_column_text(st, 1), '\n', fw, 1);
 		sols = set_union((const char *)sqlite3_column_text(st, 2), ' ', names, r->nsolutions);
 		break;
@@ -185,6 +188,7 @@ static int update_model(struct sqlite_store *s, const struct ssd_result *r)
 	sqlite3_bind_int(st, 3, subs + 1);
 	sqlite3_bind_text(st, 4, fwrevs, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, sols, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 6, quick + (r->kind == SSD_KIND_QUICK));
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 out:
 	sqlite3_reset(st);
@@ -207,6 +211,7 @@ static int insert_result(struct sqlite_store *s, const struct ssd_result *r, con
 	sqlite3_bind_int(st, 7, r->merged);
 	sqlite3_bind_text(st, 8, summary, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 9, now_ms());
+	sqlite3_bind_text(st, 10, ssd_kind_names[r->kind], -1, SQLITE_STATIC);
 	if (run(s, S_RESULT_INSERT) < 0)
 		return -1;
 	st = stmt(s, S_FILE_INSERT);
@@ -354,6 +359,7 @@ static int summary_from_row(sqlite3_stmt *st, int col, struct ssd_model_summary 
 	m->submissions = sqlite3_column_int(st, col + 2);
 	m->fwrevs = strdup((const char *)sqlite3_column_text(st, col + 3));
 	m->solutions = strdup((const char *)sqlite3_column_text(st, col + 4));
+	m->quick = sqlite3_column_int(st, col + 5);
 	return m->fwrevs && m->solutions ? 0 : -ENOMEM;
 }
 

@@ -295,8 +295,8 @@ async function recommended(disk, signal) {
   if (rec === 'no_data')
     return h('p', { class: 'muted' }, 'No recommendation: ', link, ' has no result for this model yet.');
   const { text, headers } = await api.ssdConfig(modelId, { dev: disk.dev }, signal);
-  let solution = null;
-  for (const [k, v] of headers) if (/solution/i.test(k)) solution = v;
+  let solution = null, basis = null;
+  for (const [k, v] of headers) if (/solution/i.test(k)) solution = v; else if (/basis/i.test(k)) basis = v;
   if (!rec) {
     const io = disk.iocost || {};
     const inForce = io.enabled ? [modelLine(disk.dev, io.model), qosLine(disk.dev, io.qos)].join('\n') : '';
@@ -304,7 +304,7 @@ async function recommended(disk, signal) {
   }
   return h('div', {},
     h('p', {}, rec === 'in_use' ? h('span', { class: 'badge ok' }, 'recommended config in use') : h('span', { class: 'badge warn' }, 'differs from the recommended config'),
-      ' from ', link, solution ? ` (solution ${solution})` : ''),
+      ' from ', link, basis === 'quick' ? ' (quick benches: the io.cost model line only, no QoS measured)' : solution ? ` (solution ${solution})` : ''),
     copyBlock(text.trim(), 'Copy recommended config'));
 }
 

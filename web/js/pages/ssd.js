@@ -4,6 +4,8 @@
 // lines and the hwdb entry, the parameters of each submission as charts,
 // the measured MOF/aMOF and latency curves where a result carries them,
 // and the submissions themselves for download. ?model=ID picks a model.
+// Quick benches (schedio bench) are shown beside full resctl-bench results
+// with their kind; a model with only quick benches has a model line and no QoS.
 import * as api from '../api.js';
 import * as fmt from '../format.js';
 import { h, fill, loading, empty, failure, section, chartBox, guard, scrollRegion } from '../dom.js';
@@ -12,6 +14,7 @@ import { copyButton, copyBlock } from '../copy.js';
 import { barsConfig } from '../charts/bars.js';
 import { color, rgba } from '../charts/base.js';
 import { curvesConfig, normalizeCurve } from '../charts/curves.js';
+import { quickSection, kindBadge, isQuick } from './ssd_quick.js';
 
 // Where io.cost falls back when a solution is missing (issue 7).
 const FALLBACK = ['isolated-bandwidth', 'isolation', 'bandwidth', 'naive'];
@@ -40,9 +43,15 @@ const SEARCH_DELAY_MS = 250;
 function modelRow(r) {
   return h('tr', {},
     h('td', {}, h('a', { href: `/ssd?model=${encodeURIComponent(r.id)}` }, r.model || r.id)),
-    h('td', { class: 'num' }, fmt.count(r.submissions)),
+    h('td', { class: 'num' }, fmt.count(r.submissions),
+      r.kinds && r.kinds.quick ? h('div', { class: 'kinds' }, kindsText(r.kinds)) : null),
     h('td', {}, (r.fwrevs || []).join(', ') || '–'),
     h('td', { class: 'wrap' }, (r.solutions || []).join(', ') || '–'));
+}
+
+// "2 full, 3 quick" from the server's kinds (present only where a quick bench is).
+function kindsText(kinds) {
+  return [kinds.full ? `${fmt.count(kinds.full)} full` : null, `${fmt.count(kinds.quick)} quick`].filter(Boolean).join(', ');
 }
 
 function mountList(ctx) {
@@ -57,7 +66,7 @@ function mountList(ctx) {
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Model'), h('th', { scope: 'col', class: 'num' }, 'Submissions'),
         h('th', { scope: 'col' }, 'Firmware'), h('th', { scope: 'col' }, 'Solutions'))), tbody),
     h('p', { class: 'table-count' }, countText, ' ', more));
-  fill(ctx.root, h('p', { class: 'lead' }, 'Measured io.cost configurations per SSD model, from resctl-bench results. ',
+  fill(ctx.root, h('p', { class: 'lead' }, 'Measured io.cost configurations per SSD model, from resctl-bench results (full) and schedio bench results (quick: the model only). ',
     h('a', { href: '/submit' }, 'Submit yours.')), list.el);
   fill(list.body, loading('models'));
 
@@ -198,7 +207,7 @@ function modelHead(pg, reload) {
     fill(el, h('h1', {}, m.model || m.id),
       h('dl', { class: 'facts' },
         h('dt', {}, 'Model id'), h('dd', { class: 'mono' }, m.id),
-        h('dt', {}, 'Submissions'), h('dd', {}, fmt.count(n)),
+        h('dt', {}, 'Submissions'), h('dd', {}, fmt.count(n), m.kinds ? ` (${kindsText(m.kinds)})` : null),
         h('dt', {}, 'Firmware'), h('dd', {}, fwSel)));
   }
   return { el, draw };
@@ -217,14 +226,17 @@ function recommendationSection(pg, setSolutions) {
     const rec = pg.m.recommended || {};
     const names = Object.keys(rec);
     if (!names.length) return fill(sec.body, empty('No recommendation: no submission of this model has usable iocost-tune solutions.'));
+    const quick = pg.m.basis === 'quick';
     const table = h('table', { class: 'data compact rec' },
-      h('caption', {}, 'Median over the raw submissions of the newest bench version; the spread (min – max) below each value'),
+      h('caption', {}, quick ? 'Median over the quick benches (io.cost model only: no QoS was measured); the spread (min – max) below each value'
+        : 'Median over the raw submissions of the newest bench version; the spread (min – max) below each value'),
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Parameter'), names.map((s) => h('th', { scope: 'col', class: 'num' }, s)))),
       h('tbody', {},
         PARAMS.map(([part, key, label, f]) => h('tr', {}, h('th', { scope: 'row' }, `${key} `, h('span', { class: 'muted' }, label)),
           names.map((s) => cell(rec, s, part, key, f)))),
         h('tr', {}, h('th', { scope: 'row' }, 'submissions'), names.map((s) => h('td', { class: 'num' }, fmt.count(rec[s].submissions))))));
-    fill(sec.body, scrollRegion('Recommended io.cost configuration', table));
+    fill(sec.body, pg.m.note ? h('p', { class: quick ? 'badge warn basis' : 'muted basis' }, pg.m.note) : null,
+      scrollRegion('Recommended io.cost configuration', table));
     setSolutions(names);
   }
   return { sec, draw };
@@ -248,7 +260,8 @@ function loadConfigLines(pg, body, signal) {
     fill(body,
       used && used !== solution ? h('p', { class: 'badge warn' }, `This model has no ${solution} solution; showing ${used}.`) : null,
       h('h3', {}, 'io.cost.model'), lineBlock(lines.find((l) => / model=/.test(l)) || lines[0] || ''),
-      h('h3', {}, 'io.cost.qos'), lineBlock(lines.find((l) => / enable=/.test(l)) || lines[1] || ''),
+      h('h3', {}, 'io.cost.qos'), m.basis === 'quick' ? empty('No io.cost.qos line: this model has quick benches only, which measure no QoS. Keep the kernel\'s QoS or run resctl-bench for a tuned one.')
+        : lineBlock(lines.find((l) => / enable=/.test(l)) || lines[1] || ''),
       h('p', { class: 'muted' }, 'Write each line to the file of that name in the cgroup2 root, e.g. ', h('code', {}, 'echo "…" > /sys/fs/cgroup/io.cost.qos'), ', or let ', h('code', {}, 'schedio apply'), ' do it.'),
       h('h3', {}, 'systemd hwdb entry'),
       entry ? copyBlock(entry, 'Copy hwdb entry') : empty('The hwdb has no entry for this model.'));
@@ -297,7 +310,8 @@ function spreadCharts(m) {
   const rec = m.recommended || {};
   const names = Object.keys(rec);
   if (!names.length) return [];
-  return GROUPS.map(([key, title, fields, f]) => {
+  // quick benches measure no QoS: only the model groups have values
+  return GROUPS.filter(([, , fields]) => m.basis !== 'quick' || fields.every(([part]) => part === 'model')).map(([key, title, fields, f]) => {
     const box = chartBox(`${title}: median and spread over submissions per solution`, 220);
     const sets = [];
     fields.forEach(([part, k, label], i) => {
@@ -379,7 +393,9 @@ function curveSection(pg) {
     ctx.charts.drop('curve:mof'); ctx.charts.drop('curve:lat');
     const r = results.find((x) => x.curves || x.data);
     if (r) return drawCurveData(ctx, sec.body, r, r.curves || r.data);
-    const pick = results.find((x) => Object.keys(x.solutions || {}).length > 1) || results[0];
+    const full = results.filter((x) => !isQuick(x)); // a quick bench has no iocost-tune curves
+    if (results.length && !full.length) return fill(sec.body, empty('Quick benches have no iocost-tune curves: their rates over time are under Quick benches.'));
+    const pick = full.find((x) => Object.keys(x.solutions || {}).length > 1) || full[0];
     if (!pick) return fill(sec.body, empty('The measured curves are in the submitted files, which this server does not list for the model.'));
     const btn = h('button', { type: 'button', id: 'load-curves' }, `Load the curves from submission ${String(pick.id).slice(0, 8)}`);
     btn.addEventListener('click', () => guard(sec.body, 'the curves', async () => {
@@ -405,7 +421,7 @@ function submissionSection(pg) {
       { key: 'fwrev', label: 'Firmware' },
       { key: 'bench_version', label: 'Bench' },
       { key: 'kernel', label: 'Kernel' },
-      { key: 'merged', label: 'Kind', value: (r) => (r.merged ? 1 : 0), render: (r) => (r.merged ? 'merged' : 'raw') },
+      { key: 'merged', label: 'Kind', value: (r) => (isQuick(r) ? 2 : r.merged ? 1 : 0), render: (r) => h('span', {}, kindBadge(r), ' ', isQuick(r) ? 'schedio bench' : r.merged ? 'merged' : 'raw') },
       { key: 'solutions', label: 'Solutions', wrap: true, value: (r) => Object.keys(r.solutions || {}).length, render: (r) => Object.keys(r.solutions || {}).join(', ') || '–' },
       { key: 'dl', label: 'File', value: () => 0, render: (r) => h('a', { href: api.ssdResultFileUrl(r.id), download: `result-${r.id}.json.gz` }, 'Download') },
     ], { caption: 'Submissions of this model', sort: 'fwrev', text: (r) => `${r.id} ${r.fwrev} ${r.kernel}` });
@@ -423,8 +439,8 @@ function mountModel(ctx, modelId) {
   const params = paramSection(pg);
   const cfg = configSection(pg, () => params.draw());
   const rec = recommendationSection(pg, cfg.setSolutions);
-  const curves = curveSection(pg), subs = submissionSection(pg);
-  const sections = [rec.sec, cfg.sec, params.sec, curves.sec, subs.sec];
+  const curves = curveSection(pg), subs = submissionSection(pg), quick = quickSection(pg);
+  const sections = [rec.sec, cfg.sec, params.sec, quick.sec, curves.sec, subs.sec];
   fill(ctx.root, h('p', {}, h('a', { href: '/ssd' }, '← All SSD models')), head.el, sections.map((s) => s.el));
   fill(head.el, loading('the model'));
 
@@ -446,8 +462,9 @@ function mountModel(ctx, modelId) {
     await Promise.all([
       cfg.load(signal),
       guard(params.sec.body, 'the submissions', async () => {
-        pg.results = await Promise.all(list.slice(0, MAX_RESULTS).map((s) => api.ssdResult(s.id || s, signal).then((r) => ({ id: s.id || s, ...r }))));
+        pg.results = await Promise.all(list.slice(0, MAX_RESULTS).map((s) => api.ssdResult(s.id || s, signal).then((r) => ({ id: s.id || s, ...(typeof s === 'object' ? s : {}), ...r }))));
         params.draw();
+        quick.draw(pg.results);
         curves.draw();
         subs.draw(list);
       }),

@@ -1,5 +1,6 @@
 // submit.js - upload a resctl-bench result (JSON or gzip, as resctl-bench
-// wrote it) by drag and drop or the file picker, with upload progress, then
+// wrote it) or a schedio bench result (schedio bench --output, a quick
+// bench) by drag and drop or the file picker, with upload progress, then
 // show what the server parsed from it or the server's refusal in its words.
 // Several files can be dropped at once; they go one after the other.
 import * as api from '../api.js';
@@ -16,6 +17,7 @@ function describe(file, res) {
         h('dt', {}, 'Result id'), h('dd', { class: 'mono' }, b.id || '–'),
         h('dt', {}, 'Model'), h('dd', {}, link),
         h('dt', {}, 'Firmware'), h('dd', {}, b.fwrev || '–'),
+        h('dt', {}, 'Kind'), h('dd', {}, b.kind === 'quick' ? 'quick bench (schedio bench): io.cost model only' : 'full resctl-bench run'),
         h('dt', {}, 'Bench version'), h('dd', {}, b.bench_version || '–'),
         h('dt', {}, 'Solutions'), h('dd', {}, (b.solutions || []).join(', ') || 'none')));
   }
@@ -35,7 +37,7 @@ export function mount(ctx) {
   const input = h('input', { type: 'file', id: 'file', accept: '.json,.gz,application/json,application/gzip', multiple: true, class: 'sr-only' });
   const pick = h('label', { for: 'file', class: 'button' }, 'Choose files…');
   const zone = h('div', { class: 'drop', id: 'drop' },
-    h('p', {}, 'Drop resctl-bench result files here (', h('code', {}, 'result-….json.gz'), ' or JSON), or '), input, pick);
+    h('p', {}, 'Drop resctl-bench result files (', h('code', {}, 'result-….json.gz'), ' or JSON) or schedio bench results (', h('code', {}, 'schedio bench --output FILE'), ') here, or '), input, pick);
   const token = h('input', { type: 'password', id: 'token', autocomplete: 'off', placeholder: 'only if the server asks for one', 'aria-label': 'Submit token' });
   const progress = h('progress', { id: 'progress', max: 1, value: 0, hidden: true, 'aria-label': 'Upload progress' });
   const progressText = h('span', { class: 'muted', role: 'status' });
@@ -80,6 +82,9 @@ export function mount(ctx) {
     h('p', { class: 'lead' }, 'Run ', h('code', {}, 'resctl-bench -r result.json.gz run iocost-tune'),
       ' on the SSD, then upload the result. The server reads the device model, firmware and the iocost solutions from it and adds it to the ',
       h('a', { href: '/ssd' }, 'SSD database'), '.'),
+    h('p', {}, 'No six hours to spare? ', h('code', {}, 'schedio bench --output bench.json /dev/nvme0n1'),
+      ' measures the io.cost model in minutes (a quick bench: no QoS); upload its file the same way, or send it with ',
+      h('code', {}, '--submit'), '.'),
     zone,
     h('p', {}, h('label', { for: 'token' }, 'Submit token '), token),
     h('p', {}, progress, ' ', progressText),

@@ -90,6 +90,29 @@ static void test_hwdb_entry_skips_models_without_solutions(void **state)
 	free(buf);
 }
 
+static void test_model_only_has_no_qos_line_or_property(void **state)
+{
+	struct ssd_recommendation rec = { .quick = true, .nsolutions = 1 };
+	char out[512], *buf = NULL;
+	size_t len = 0, cap = 0;
+	int n;
+
+	rec.solutions[0] = solution("quick");
+	rec.solutions[0].model_only = true;
+	n = ssd_config_lines(&rec.solutions[0], "8:0", out, sizeof(out));
+	assert_int_equal(n, (int)strlen(out));
+	assert_string_equal(out, "8:0 ctrl=user model=linear rbps=1215197792 rseqiops=124555 rrandiops=138950 "
+				 "wbps=759026515 wseqiops=169949 wrandiops=40891\n");
+	assert_int_equal(ssd_config_hwdb_entry("Disk Q", "F1", &rec, &buf, &len, &cap), 0);
+	assert_non_null(strstr(buf,
+			       "# Disk Q, firmware F1: quick benches (schedio bench) only, 2 submission(s): "
+			       "io.cost model without QoS\nblock:*:name:Disk Q:fwrev:F1:\n IOCOST_SOLUTIONS=quick\n"
+			       " IOCOST_MODEL_QUICK=rbps=1215197792 rseqiops=124555 rrandiops=138950 wbps=759026515 "
+			       "wseqiops=169949 wrandiops=40891\n\n"));
+	assert_null(strstr(buf, "IOCOST_QOS"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -97,6 +120,7 @@ int main(void)
 		cmocka_unit_test(test_dev_must_be_maj_min),
 		cmocka_unit_test(test_hwdb_entry_lists_preferred_first),
 		cmocka_unit_test(test_hwdb_entry_skips_models_without_solutions),
+		cmocka_unit_test(test_model_only_has_no_qos_line_or_property),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,6 +79,33 @@ static void test_config_states(void **state)
 	assert_string_equal(ssd_match_state_name(SSD_MATCH_NO_DATA), "no_data");
 }
 
+static void test_quick_only_model_matches_on_the_model_line(void **state)
+{
+	struct ssd_result r[2];
+	struct ssd_recommendation rec;
+	struct ssd_iocost_current c = current(1000);
+	const struct ssd_rec_solution *s;
+
+	for (int k = 0; k < 2; k++) {
+		memset(&r[k], 0, sizeof(r[k]));
+		r[k].kind = SSD_KIND_QUICK;
+		r[k].has_params = true;
+		memcpy(r[k].params_model, model, sizeof(model));
+	}
+	ssd_recommend(r, 2, &rec);
+	/* no QoS was recommended, so whatever QoS is in force (or none) does not matter */
+	c.qos[SSD_RLAT] = 777;
+	assert_int_equal(ssd_match_config(&rec, &c, &s), SSD_MATCH_IN_USE);
+	assert_string_equal(s->name, "quick");
+	c.has_qos = false;
+	assert_int_equal(ssd_match_config(&rec, &c, &s), SSD_MATCH_IN_USE);
+	c.model[SSD_WBPS] += 1;
+	assert_int_equal(ssd_match_config(&rec, &c, &s), SSD_MATCH_DIFFERS);
+	c = current(1000);
+	c.enabled = false;
+	assert_int_equal(ssd_match_config(&rec, &c, &s), SSD_MATCH_DIFFERS);
+}
+
 static void test_current_from_agent_json(void **state)
 {
 	cJSON *disk = cJSON_Parse("{\"enabled\":true,\"model\":{\"ctrl\":\"user\",\"model\":\"linear\",\"rbps\":1000,"
@@ -179,6 +206,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_states),
+		cmocka_unit_test(test_quick_only_model_matches_on_the_model_line),
 		cmocka_unit_test(test_current_from_agent_json),
 		cmocka_unit_test(test_disk_lookup_through_the_store),
 	};

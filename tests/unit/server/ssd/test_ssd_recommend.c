@@ -1,7 +1,8 @@
 /* test_ssd_recommend.c - the per-model aggregation rules with hand-computed
  * expectations: medians (odd, even), rounding per parameter kind, raw over
  * merged, newest bench major.minor only, per-solution counts, spread, and
- * the solution fallback order.
+ * the solution fallback order; quick benches (model only) used only when a
+ * model has no full result.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -217,6 +218,67 @@ static void test_json_has_plain_numbers_and_spread_pairs(void **state)
 	cJSON_Delete(doc);
 }
 
+static struct ssd_result quick_result(double rbps, int maj, int min)
+{
+	struct ssd_result r = result(maj, min, false);
+
+	r.kind = SSD_KIND_QUICK;
+	r.has_params = true;
+	for (int i = 0; i < SSD_NPARAMS; i++)
+		r.params_model[i] = rbps * (i + 1);
+	return r;
+}
+
+static void test_quick_benches_never_change_a_full_recommendation(void **state)
+{
+	struct ssd_result rs[3] = { result(2, 2, false), quick_result(999, 0, 7), quick_result(5, 0, 7) };
+	struct ssd_recommendation rec;
+
+	add_solution(&rs[0], "naive", 10, 90);
+	ssd_recommend(rs, 3, &rec);
+	assert_false(rec.quick);
+	assert_int_equal(rec.nsolutions, 1);
+	assert_string_equal(rec.solutions[0].name, "naive");
+	assert_int_equal(rec.solutions[0].submissions, 1);
+	assert_true(rec.solutions[0].model[SSD_RBPS] == 10 && !rec.solutions[0].model_only);
+	assert_int_equal(rec.bench_major, 2);
+	/* a quick bench only beside merged files: the merged files still decide */
+	rs[0].merged = true;
+	ssd_recommend(rs, 3, &rec);
+	assert_true(rec.from_merged && !rec.quick && rec.solutions[0].model[SSD_RBPS] == 10);
+}
+
+static void test_quick_only_gives_model_medians_without_qos(void **state)
+{
+	/* rbps 100, 300, 200, 1000 (even count): median (200 + 300) / 2 = 250; param i is (i + 1) x rbps */
+	struct ssd_result rs[4] = { quick_result(100, 0, 6), quick_result(300, 0, 7), quick_result(200, 1, 0),
+				    quick_result(1000.5, 0, 7) };
+	struct ssd_recommendation rec;
+	cJSON *doc, *q;
+
+	ssd_recommend(rs, 4, &rec);
+	assert_true(rec.quick);
+	assert_int_equal(rec.nsolutions, 1);
+	assert_string_equal(rec.solutions[0].name, SSD_RECOMMEND_QUICK);
+	assert_true(rec.solutions[0].model_only);
+	assert_int_equal(rec.solutions[0].submissions, 4);
+	assert_int_equal(rec.bench_major, 1); /* the newest tool version */
+	assert_int_equal(rec.bench_minor, 0);
+	for (int i = 0; i < SSD_NPARAMS; i++) {
+		assert_true(rec.solutions[0].model[i] == round(250.0 * (i + 1)));
+		assert_true(rec.solutions[0].model_min[i] == 100.0 * (i + 1));
+		assert_true(rec.solutions[0].model_max[i] == round(1000.5 * (i + 1)));
+		assert_true(rec.solutions[0].qos[i] == 0);
+	}
+	assert_ptr_equal(ssd_recommend_pick(&rec, "naive"), &rec.solutions[0]);
+	doc = ssd_recommend_to_json(&rec);
+	q = cJSON_GetObjectItem(doc, "quick");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(q, "qos")));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(q, "spread")), SSD_NPARAMS); /* model keys only */
+	assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(q, "spread"), "rpct"));
+	cJSON_Delete(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +291,8 @@ int main(void)
 		cmocka_unit_test(test_no_results_no_solutions),
 		cmocka_unit_test(test_pick_falls_back_in_order),
 		cmocka_unit_test(test_json_has_plain_numbers_and_spread_pairs),
+		cmocka_unit_test(test_quick_benches_never_change_a_full_recommendation),
+		cmocka_unit_test(test_quick_only_gives_model_medians_without_qos),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
