@@ -277,12 +277,14 @@ class BenchFiles(unittest.TestCase):
                 # a server that knows schedio.ssdbench.v1: filed under its model
                 m = re.search(r"submitted: (\S+) new", r.stderr)
                 self.assertIsNotNone(m, r.stderr)
+                print(f"\n  submitted and filed: {m.group(1)}")
                 lst = srv.request("GET", "/api/v1/ssd/models")
                 self.assertIn(b"SCHEDIO TEST DISK", lst.body if isinstance(lst.body, bytes) else lst.body.encode())
             else:
                 # one that does not (yet): its own 4xx reason, the result still saved
                 self.assertEqual(r.returncode, 1)
                 self.assertRegex(r.stderr, r"submit failed: .+ \(HTTP 4\d\d\)")
+                print(f"\n  the server refused it: {r.stderr.strip().splitlines()[-1]}")
         check_line(self, r.stdout, self.devno, PARAMS)
 
 
