@@ -64,8 +64,16 @@ def whole_disk_devno(st_dev):
     return f"{os.major(st_dev)}:{os.minor(st_dev)}"
 
 
-def check_format(t, doc, params):
-    """The rules the server enforces (schedio.ssdbench.v1), and the figures consistent with each other."""
+SCHEMA_FILE = os.path.join(harness.SOURCE, "schema", "ssdbench.schema.json")
+
+
+def check_format(t, doc, params, sysfs="/sys"):
+    """The rules the server enforces (schedio.ssdbench.v1; a submittable result, with a model name and
+    all six parameters, by its JSON Schema when the tree has it), and the figures consistent with each other."""
+    if os.path.exists(SCHEMA_FILE) and doc["device"]["model"] and len(doc["model"]) == 6:
+        import jsonschema
+        with open(SCHEMA_FILE) as f:
+            jsonschema.Draft202012Validator(json.load(f)).validate(doc)
     t.assertEqual(doc["schema"], SCHEMA)
     t.assertEqual(doc["tool"]["name"], "schedio bench")
     t.assertIsInstance(doc["started_ms"], int)
@@ -79,7 +87,7 @@ def check_format(t, doc, params):
     t.assertGreater(dev["size_bytes"], 0)
     t.assertIsInstance(dev["rotational"], bool)
     t.assertIn(dev["target"], ("block", "file"))
-    t.assertTrue(os.path.exists(f"/sys/block/{dev['name']}"), dev["name"])
+    t.assertTrue(os.path.exists(f"{sysfs}/block/{dev['name']}"), dev["name"])
     t.assertEqual(sorted(doc["model"]), sorted(params))
     t.assertLessEqual(len(doc["phases"]), 16)
     t.assertEqual([p["param"] for p in doc["phases"]], [p for p in PARAMS if p in params])
@@ -268,6 +276,7 @@ class BenchFiles(unittest.TestCase):
                       "--submit", "--server", srv.url, "--token", token, d)
             with open(out) as f:
                 doc = json.load(f)
+            check_format(self, doc, PARAMS, sysfs=root)
             self.assertEqual(doc["device"]["model"], "SCHEDIO TEST DISK")
             self.assertEqual(doc["device"]["fwrev"], "T1")
             self.assertEqual(doc["device"]["name"], "benchdisk")
