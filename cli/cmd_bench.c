@@ -230,6 +230,7 @@ int cmd_bench(int argc, char **argv)
 			goto out;
 	}
 	bench_phase_defaults(&pp, o.min_phase, o.max_phase, o.max_depth);
+	pp.fixed_depth = o.depth;
 	pp.stop = &stop_signal;
 	pp.progress = bench_progress_step;
 	pp.ctx = &pg;

@@ -69,8 +69,10 @@ void bench_engine_job(struct bench_engine *e, int write, int rand, unsigned bs, 
 	/* io_uring plugs a batch of more than two IOs, and a plug merges adjacent ones: 4 KiB
 	 * sequential reads would reach the disk as 64 KiB or larger requests and count as
 	 * that many more IOPS than the disk can do (the kernel's iocost_coef_gen.py turns
-	 * merges off in sysfs for the same reason; this leaves the host's settings alone) */
-	e->one_by_one = !rand && e->bs < (64u << 10);
+	 * merges off in sysfs for the same reason; this leaves the host's settings alone).
+	 * 1 MiB sequential reads merged in pairs ran at half fio's rate on a virtio disk
+	 * (BENCHMARKS.md), so every sequential job goes one by one; random IOs never merge */
+	e->one_by_one = !rand;
 	e->nbuf = (unsigned)(e->buf_bytes / e->bs);
 	e->next_off = 0;
 	e->next_buf = 0;

@@ -21,7 +21,7 @@ struct bench_engine {
 	unsigned nbuf;
 	/* the pattern of the current job */
 	int write, rand;
-	int one_by_one; /* submit each IO on its own: small sequential IOs, so the block layer's plug
+	int one_by_one; /* submit each IO on its own (sequential jobs), so the block layer's plug
 			 * does not merge neighbours into one big request */
 	unsigned bs;
 	uint64_t next_off, rng;

@@ -24,6 +24,7 @@ enum {
 	OPT_JSON,
 	OPT_SUBMIT,
 	OPT_SYSFS_ROOT,
+	OPT_DEPTH,
 };
 
 void bench_options_usage(void)
@@ -48,6 +49,7 @@ void bench_options_usage(void)
 	       "  --max-phase SECONDS  end a phase that is not steady after this long, probes\n"
 	       "                       included (default 30, at most 300)\n"
 	       "  --max-depth N        deepest queue the saturation search tries (default 256)\n"
+	       "  --depth N            no saturation search: measure every phase at depth N\n"
 	       "  --output FILE        write the result (schedio.ssdbench.v1 JSON) to FILE\n"
 	       "  --json               print the result JSON on stdout instead of the model line\n"
 	       "  --submit             post the result to the server (--server, --token)\n"
@@ -168,6 +170,7 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o, char *er
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "submit", no_argument, NULL, OPT_SUBMIT },
 		{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+		{ "depth", required_argument, NULL, OPT_DEPTH },
 		SSD_CLIENT_OPTIONS,
 		{ 0 },
 	};
@@ -210,6 +213,14 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o, char *er
 			break;
 		case OPT_SYSFS_ROOT:
 			o->sysfs_root = optarg;
+			break;
+		case OPT_DEPTH:
+			if (cli_parse_u64(optarg, 1, BENCH_ENGINE_DEPTH_MAX, &v)) {
+				snprintf(err, cap, "--depth: '%.40s' is not a depth from 1 to %u", optarg,
+					 BENCH_ENGINE_DEPTH_MAX);
+				return -1;
+			}
+			o->depth = (unsigned)v;
 			break;
 		case OPT_PHASES:
 			if (bench_options_phases(optarg, &o->phases, err, cap))

@@ -21,6 +21,7 @@ struct bench_options {
 	double min_phase; /* seconds */
 	double max_phase; /* seconds */
 	unsigned max_depth;
+	unsigned depth;         /* --depth: measure at this depth, no saturation search (0: search) */
 	const char *output;     /* --output FILE or NULL */
 	const char *sysfs_root; /* --sysfs-root, default /sys: where the disk is identified and checked */
 	int json;               /* --json: the result on stdout instead of the model line */

@@ -28,6 +28,7 @@ void bench_phase_defaults(struct bench_phase_params *p, double min_s, double max
 	p->min_s = min_s;
 	p->max_s = max_s > BENCH_SERIES_MAX * p->step_s ? BENCH_SERIES_MAX * p->step_s : max_s;
 	p->depth_cap = depth_cap;
+	p->fixed_depth = 0;
 	p->min_gain = 0.05;
 	p->stop = NULL;
 	p->progress = NULL;
@@ -93,7 +94,8 @@ int bench_phase_run(struct bench_engine *e, const struct bench_phase_spec *spec,
 
 	/* the saturation search, in at most half the phase's cap: the depth only rises, so
 	 * nothing drains between probes and the timeline stays continuous */
-	while ((depth = bench_saturation_next(r->probes, r->nprobes, cap, p->min_gain)) &&
+	while ((depth = p->fixed_depth ? (r->nprobes ? 0 : p->fixed_depth)
+				       : bench_saturation_next(r->probes, r->nprobes, cap, p->min_gain)) &&
 	       r->n + p->probe_steps <= max_n / 2) {
 		r->depth = depth;
 		bench_engine_set_depth(e, depth);
@@ -103,7 +105,7 @@ int bench_phase_run(struct bench_engine *e, const struct bench_phase_spec *spec,
 			goto out;
 		r->probes[r->nprobes++] = (struct bench_probe){ depth, probe_rate(r, p) };
 	}
-	r->depth = bench_saturation_choice(r->probes, r->nprobes, p->min_gain);
+	r->depth = p->fixed_depth ? p->fixed_depth : bench_saturation_choice(r->probes, r->nprobes, p->min_gain);
 	bench_engine_set_depth(e, r->depth);
 	r->measure_start = r->n;
 	while (r->n < max_n) {

@@ -39,7 +39,8 @@ struct bench_phase_params {
 	double min_s;         /* measurement at the chosen depth lasts at least this */
 	double max_s;         /* the whole phase (probes included) at most this */
 	unsigned depth_cap;
-	double min_gain; /* a deeper probe must add this fraction to go on */
+	unsigned fixed_depth; /* nonzero: one probe at this depth stands for the search */
+	double min_gain;      /* a deeper probe must add this fraction to go on */
 	volatile sig_atomic_t *stop;
 	/* called after every step, may be NULL */
 	void (*progress)(void *ctx, const struct bench_phase_result *r, const struct bench_phase_params *p);

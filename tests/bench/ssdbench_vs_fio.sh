@@ -4,8 +4,10 @@
 # read phase (rbps: sequential 1 MiB, rseqiops: sequential 4 KiB, rrandiops:
 # random 4 KiB) fio runs with direct IO through io_uring at the queue depth
 # schedio bench chose. First one whole `schedio bench --read-only` (its run
-# time and model line); then ROUNDS rounds of pairs, one pair per phase,
-# `schedio bench --phases P` and fio P back to back, in alternating order
+# time, model line and depths); then ROUNDS rounds of pairs, one pair per
+# phase, `schedio bench --phases P --depth D` and fio P at depth D back to
+# back (the same depth, so the pair compares the measurements, not two
+# saturation searches on a noisy host), in alternating order
 # (ABBA), so each pair sees the same host; the headline is the median of the
 # pairs' fio/bench ratios. Prints every figure, the ratios and the run times.
 #   tests/bench/ssdbench_vs_fio.sh   (DIR=/var/tmp SIZE=2G ROUNDS=2 FIO_SECONDS=10 by default)
@@ -54,12 +56,13 @@ rounds=${ROUNDS:-2}
 for r in $(seq "$rounds"); do
 	for spec in "rbps read 1M" "rseqiops read 4k" "rrandiops randread 4k"; do
 		set -- $spec
+		d=$(depth "$tmp/full.json" "$1")
 		if [ $((r % 2)) -eq 1 ]; then
-			run_bench "$tmp/b-$1-$r.json" --phases "$1"
-			run_fio "$tmp/f-$1-$r.json" "$2" "$3" "$(depth "$tmp/b-$1-$r.json" "$1")"
+			run_bench "$tmp/b-$1-$r.json" --phases "$1" --depth "$d"
+			run_fio "$tmp/f-$1-$r.json" "$2" "$3" "$d"
 		else
-			run_fio "$tmp/f-$1-$r.json" "$2" "$3" "$(depth "$tmp/full.json" "$1")"
-			run_bench "$tmp/b-$1-$r.json" --phases "$1"
+			run_fio "$tmp/f-$1-$r.json" "$2" "$3" "$d"
+			run_bench "$tmp/b-$1-$r.json" --phases "$1" --depth "$d"
 		fi
 	done
 done

@@ -64,8 +64,16 @@ def whole_disk_devno(st_dev):
     return f"{os.major(st_dev)}:{os.minor(st_dev)}"
 
 
-def check_format(t, doc, params):
-    """The rules the server enforces (schedio.ssdbench.v1), and the figures consistent with each other."""
+SCHEMA_FILE = os.path.join(harness.SOURCE, "schema", "ssdbench.schema.json")
+
+
+def check_format(t, doc, params, sysfs="/sys"):
+    """The rules the server enforces (schedio.ssdbench.v1; a submittable result, with a model name and
+    all six parameters, by its JSON Schema when the tree has it), and the figures consistent with each other."""
+    if os.path.exists(SCHEMA_FILE) and doc["device"]["model"] and len(doc["model"]) == 6:
+        import jsonschema
+        with open(SCHEMA_FILE) as f:
+            jsonschema.Draft202012Validator(json.load(f)).validate(doc)
     t.assertEqual(doc["schema"], SCHEMA)
     t.assertEqual(doc["tool"]["name"], "schedio bench")
     t.assertIsInstance(doc["started_ms"], int)
@@ -79,7 +87,7 @@ def check_format(t, doc, params):
     t.assertGreater(dev["size_bytes"], 0)
     t.assertIsInstance(dev["rotational"], bool)
     t.assertIn(dev["target"], ("block", "file"))
-    t.assertTrue(os.path.exists(f"/sys/block/{dev['name']}"), dev["name"])
+    t.assertTrue(os.path.exists(f"{sysfs}/block/{dev['name']}"), dev["name"])
     t.assertEqual(sorted(doc["model"]), sorted(params))
     t.assertLessEqual(len(doc["phases"]), 16)
     t.assertEqual([p["param"] for p in doc["phases"]], [p for p in PARAMS if p in params])
@@ -268,6 +276,7 @@ class BenchFiles(unittest.TestCase):
                       "--submit", "--server", srv.url, "--token", token, d)
             with open(out) as f:
                 doc = json.load(f)
+            check_format(self, doc, PARAMS, sysfs=root)
             self.assertEqual(doc["device"]["model"], "SCHEDIO TEST DISK")
             self.assertEqual(doc["device"]["fwrev"], "T1")
             self.assertEqual(doc["device"]["name"], "benchdisk")
@@ -277,12 +286,14 @@ class BenchFiles(unittest.TestCase):
                 # a server that knows schedio.ssdbench.v1: filed under its model
                 m = re.search(r"submitted: (\S+) new", r.stderr)
                 self.assertIsNotNone(m, r.stderr)
+                print(f"\n  submitted and filed: {m.group(1)}")
                 lst = srv.request("GET", "/api/v1/ssd/models")
                 self.assertIn(b"SCHEDIO TEST DISK", lst.body if isinstance(lst.body, bytes) else lst.body.encode())
             else:
                 # one that does not (yet): its own 4xx reason, the result still saved
                 self.assertEqual(r.returncode, 1)
                 self.assertRegex(r.stderr, r"submit failed: .+ \(HTTP 4\d\d\)")
+                print(f"\n  the server refused it: {r.stderr.strip().splitlines()[-1]}")
         check_line(self, r.stdout, self.devno, PARAMS)
 
 
@@ -448,6 +459,42 @@ class BenchThrottled(unittest.TestCase):
             self.assertFalse([w for w in doc["warnings"] if w["kind"] == "burst"], doc["warnings"])
         print(f"  run time {took:.1f} s")
         self.assertGreaterEqual(steady_ok, 1, "no phase was steady: the host disk is too busy to check against")
+
+
+    def set_read_iops(self, v):
+        if self.cg.startswith("/sys/fs/cgroup/blkio/"):
+            with open(f"{self.cg}/blkio.throttle.read_iops_device", "w") as f:
+                f.write(f"{self.devno} {v}\n")
+        else:
+            with open(f"{self.cg}/io.max", "w") as f:
+                f.write(f"{self.devno} riops={v}\n")
+
+    def test_limit_lowered_mid_phase_is_a_burst_and_the_lower_rate_the_value(self):
+        # a token bucket as the kernel can make one: 1000 read IO/s, lowered to 400 after 6 s
+        f = os.path.join(self.tmp, "existing")
+        make_file(f, 96 * MIB)
+        self.set_read_iops(1000)
+        try:
+            p = subprocess.Popen(["sh", "-c", f'echo $$ > {self.cg}/cgroup.procs && exec "$@"', "sh",
+                                  harness.binary("schedio"), "bench", "--read-only", "--phases", "rrandiops",
+                                  "--min-phase", "10", "--max-phase", "25", "--json", f],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(6)
+            self.set_read_iops(400)
+            out, err = p.communicate(timeout=120)
+        finally:
+            self.set_read_iops(self.LIMITS["rrandiops"])
+        self.assertEqual(p.returncode, 0, err)
+        doc = json.loads(out)
+        ph = doc["phases"][0]
+        bursts = [w for w in doc["warnings"] if w["kind"] == "burst"]
+        print(f"\n  rrandiops 1000 then 400 IO/s: value {ph['value']}, burst {bursts and bursts[0]['burst_value']} "
+              f"for {bursts and bursts[0]['burst_s']} s, {ph['duration_s']} s, steady {ph['steady']}")
+        self.assertLess(abs(ph["value"] / 400 - 1), 0.15, ph)
+        self.assertEqual(len(bursts), 1, doc["warnings"])
+        self.assertLess(abs(bursts[0]["burst_value"] / 1000 - 1), 0.15, bursts)
+        self.assertTrue(4 <= bursts[0]["burst_s"] <= 7, bursts)
+        self.assertIn("rrandiops", bursts[0]["message"])
 
 
 if __name__ == "__main__":

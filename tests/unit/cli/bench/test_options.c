@@ -70,6 +70,8 @@ static void test_every_option(void **state)
 	assert_int_equal(parse(&o, err, "--read-only", "x", NULL), 0);
 	assert_int_equal(o.phases, 0x07);
 	assert_false(bench_options_writes(o.phases));
+	assert_int_equal(parse(&o, err, "--depth", "32", "x", NULL), 0);
+	assert_int_equal(o.depth, 32);
 	assert_int_equal(parse(&o, err, "--help", NULL), 0);
 	assert_true(o.help);
 }
@@ -113,6 +115,8 @@ static void test_bad_command_lines_are_named(void **state)
 	assert_non_null(strstr(err, "--max-phase"));
 	assert_int_equal(parse(&o, err, "--min-phase", "20", "--max-phase", "10", "x", NULL), -1);
 	assert_non_null(strstr(err, "longer than"));
+	assert_int_equal(parse(&o, err, "--depth", "0", "x", NULL), -1);
+	assert_non_null(strstr(err, "--depth"));
 	assert_int_equal(parse(&o, err, "--max-depth", "1000", "x", NULL), -1);
 	assert_non_null(strstr(err, "--max-depth"));
 	assert_int_equal(parse(&o, err, "--size", "0", "x", NULL), -1);
