@@ -76,6 +76,13 @@ def query(db, sql):
     return rows
 
 
+def undo_schema_after_16(db):
+    """Undoes what migrations after 16 added (0017: SSD result kinds), so that a
+    test taking a database back to an older schema can have them run again."""
+    query(db, "ALTER TABLE ssd_results DROP COLUMN kind")
+    query(db, "ALTER TABLE ssd_models DROP COLUMN quick")
+
+
 def binary(name):
     return os.path.join(BIN, name)
 

@@ -5,7 +5,7 @@ schedio_agent_reports_dropped_total on /metrics, counted once even when the
 report carrying it arrives twice; a bad count is a 400 that stores nothing."""
 import unittest
 
-from harness import Server, is_pg, main, query
+from harness import Server, is_pg, main, query, undo_schema_after_16
 from report_factory import body, report
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -46,7 +46,8 @@ class Dropped(unittest.TestCase):
             self.assertEqual(post(s, report("old", 1)).status, 200)
             s.stop()
             # Back to schema 9: the version lives in PRAGMA user_version (SQLite) or schema_version (PostgreSQL).
-            # 0011 (agent incarnation) is undone too, so that it can run again.
+            # 0011 (agent incarnation) and 0017 (SSD kinds) are undone too, so that they can run again.
+            undo_schema_after_16(s.db)
             undo_0011 = ("ALTER TABLE hosts DROP COLUMN agent_incarnation; "
                          "ALTER TABLE hosts DROP COLUMN agent_seq; ALTER TABLE hosts DROP COLUMN agent_restarted_ms")
             if is_pg(s.db):

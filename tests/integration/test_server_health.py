@@ -14,7 +14,7 @@ import os
 import re
 import unittest
 
-from harness import SOURCE, Server, is_pg, main, query, wait_for
+from harness import SOURCE, Server, is_pg, main, query, undo_schema_after_16, wait_for
 from report_factory import body, now_ms, report
 
 GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
@@ -437,6 +437,7 @@ class Health(unittest.TestCase):
             # Back to schema 11, as a server before this change left it.
             query(s.db, "DROP TABLE scx_exits")
             query(s.db, "ALTER TABLE reports DROP COLUMN health")
+            undo_schema_after_16(s.db)
             query(s.db, "DELETE FROM schema_version WHERE version > 11" if is_pg(s.db) else "PRAGMA user_version = 11")
             s.start()
             self.assertEqual(post(s, self.r2).status, 200)

@@ -349,8 +349,7 @@ class SsdQuickUpgrade(unittest.TestCase):
             before = srv.get_json("/api/v1/ssd/models/Upgrade_SSD")
             srv.stop()
             # take the database back to schema 16, as a server of the last release left it
-            harness.query(srv.db, "ALTER TABLE ssd_results DROP COLUMN kind")
-            harness.query(srv.db, "ALTER TABLE ssd_models DROP COLUMN quick")
+            harness.undo_schema_after_16(srv.db)
             if harness.is_pg(srv.db):
                 harness.query(srv.db, "DELETE FROM schema_version WHERE version = 17")
             else:
