@@ -8,10 +8,12 @@
  */
 #include "common/sched_ext_state.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+
 
 #include "common/fsutil.h"
 
@@ -31,11 +33,11 @@ int sched_ext_state_read(const char *root, struct sched_ext_state *st)
 		snprintf(st->state, sizeof(st->state), "unsupported");
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/state", root);
-	if (fs_read_trimmed(path, st->state, sizeof(st->state)) <= 0)
+	if ((size_t)snprintf(path, sizeof(path), "%s/state", root) >= sizeof(path) ||
+	    fs_read_trimmed(path, st->state, sizeof(st->state)) <= 0)
 		snprintf(st->state, sizeof(st->state), "unknown");
-	snprintf(path, sizeof(path), "%s/root/ops", root);
-	if (fs_read_trimmed(path, st->ops, sizeof(st->ops)) < 0)
+	if ((size_t)snprintf(path, sizeof(path), "%s/root/ops", root) >= sizeof(path) ||
+	    fs_read_trimmed(path, st->ops, sizeof(st->ops)) < 0)
 		st->ops[0] = '\0'; /* root/ exists only while a scheduler is loaded */
 	return 0;
 }
@@ -44,6 +46,7 @@ int sched_ext_state_read_sysfs(const char *sysfs_root, struct sched_ext_state *s
 {
 	char root[PATH_MAX];
 
-	snprintf(root, sizeof(root), "%s/kernel/sched_ext", sysfs_root);
+	if ((size_t)snprintf(root, sizeof(root), "%s/kernel/sched_ext", sysfs_root) >= sizeof(root))
+		return -ENAMETOOLONG;
 	return sched_ext_state_read(root, st);
 }

@@ -110,8 +110,8 @@ static bool read_u64(const char *root, const char *name, uint64_t *out)
 {
 	char path[PATH_MAX], buf[64], *end;
 
-	snprintf(path, sizeof(path), "%s/%s", root, name);
-	if (fs_read_trimmed(path, buf, sizeof(buf)) <= 0)
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, name) >= sizeof(path) ||
+	    fs_read_trimmed(path, buf, sizeof(buf)) <= 0)
 		return false;
 	errno = 0;
 	*out = strtoull(buf, &end, 10);

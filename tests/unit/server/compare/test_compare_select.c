@@ -31,9 +31,9 @@ static void refused(const char *text, const char *want)
 {
 	err[0] = '\0';
 	if (compare_select_parse(text, &sel, err, sizeof(err)) == 0)
-		fail_msg("'%s' was taken", text);
+		fail_msg("'%s' was taken", text ? text : "(null)");
 	if (!strstr(err, want))
-		fail_msg("'%s': message '%s' does not say '%s'", text, err, want);
+		fail_msg("'%s': message '%s' does not say '%s'", text ? text : "(null)", err, want);
 }
 
 static void test_compare_select_reads_every_term(void **state)
