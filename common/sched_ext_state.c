@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-
 #include "common/fsutil.h"
 
 bool sched_ext_state_supported(const char *root)
