@@ -1234,6 +1234,19 @@ static int check_unique_names(struct parse *ps, const cJSON *node, const char *p
 	return 0;
 }
 
+/* True if any object in the tree under node names a member twice (or the check ran out of memory). */
+static bool has_duplicate_names(const cJSON *node)
+{
+	bool oom = false;
+
+	if (cJSON_IsObject(node) && (duplicate_name(node, &oom) || oom))
+		return true;
+	for (const cJSON *it = node->child; it; it = it->next)
+		if ((it->type & (cJSON_Object | cJSON_Array)) && it->child && has_duplicate_names(it))
+			return true;
+	return false;
+}
+
 int report_parse(const char *body, size_t len, struct report *rep, char *err, size_t errlen)
 {
 	struct parse ps = { .err = err, .errlen = errlen };
@@ -1328,8 +1341,10 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 		}
 		rep->has_iocost = true;
 	}
-	/* Last, so the sections' own checks (labels, events "given twice") name what they know. */
-	check_unique_names(&ps, rep->doc, "");
+	/* Last, so the sections' own checks (labels, events "given twice") name what they know.
+	 * The walk that builds each member's path for the message runs only when the fast one found a duplicate. */
+	if (has_duplicate_names(rep->doc))
+		check_unique_names(&ps, rep->doc, "");
 out:
 	if (!ps.status && own_strings(rep))
 		fail(&ps, 500, "out of memory");

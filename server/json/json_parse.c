@@ -8,6 +8,7 @@
 
 #include "server/json/json_lex.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -110,31 +111,52 @@ static char *parse_string(struct jp *j)
 	return out;
 }
 
+/* A zeroed node of type t from cJSON's allocator (the arena while one is active). */
+static cJSON *new_node(int t)
+{
+	cJSON *n = cJSON_malloc(sizeof(*n));
+
+	if (n) {
+		memset(n, 0, sizeof(*n));
+		n->type = t;
+	}
+	return n;
+}
+
+/* A number node as cJSON_CreateNumber makes it (valueint saturated). */
+static cJSON *number_node(double d)
+{
+	cJSON *n = new_node(cJSON_Number);
+
+	if (!n)
+		return NULL;
+	n->valuedouble = d;
+	n->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+	return n;
+}
+
 static cJSON *parse_number(struct jp *j)
 {
-	const char *s = j->p, *q = json_lex_number(j->p, j->end);
-	bool neg = *s == '-', simple;
+	const char *s = j->p, *d = s + (*s == '-'), *q;
 	int64_t v = 0;
 	char buf[400], *end;
 
-	if (!q)
+	/* The common case, a plain integer of up to 15 digits, in one pass. An int64 holds it
+	 * exactly and its conversion rounds as strtod would; -0 stays -0, as in cJSON. */
+	for (q = d; q < j->end && q - d < 16 && *q >= '0' && *q <= '9'; q++)
+		v = v * 10 + (*q - '0');
+	if (q > d && q - d < 16 && (q - d == 1 || *d != '0') &&
+	    (q == j->end || (*q != '.' && *q != 'e' && *q != 'E' && (*q < '0' || *q > '9')))) {
+		j->p = q;
+		return number_node(*s == '-' ? -(double)v : (double)v);
+	}
+	q = json_lex_number(j->p, j->end);
+	if (!q || (size_t)(q - s) >= sizeof(buf))
 		return NULL;
 	j->p = q;
-	/* 16 characters fit an int64, whose conversion rounds as strtod would */
-	simple = q - s <= 16;
-	for (const char *d = s + neg; simple && d < q; d++) {
-		if (*d < '0' || *d > '9')
-			simple = false;
-		else
-			v = v * 10 + (*d - '0');
-	}
-	if (simple)
-		return cJSON_CreateNumber(neg ? -(double)v : (double)v); /* -0 stays -0, as in cJSON */
-	if ((size_t)(q - s) >= sizeof(buf))
-		return NULL;
 	memcpy(buf, s, (size_t)(q - s));
 	buf[q - s] = '\0';
-	return cJSON_CreateNumber(strtod(buf, &end));
+	return number_node(strtod(buf, &end));
 }
 
 static cJSON *parse_value(struct jp *j);
@@ -153,7 +175,7 @@ static void append(cJSON *parent, cJSON **last, cJSON *item)
 
 static cJSON *parse_container(struct jp *j, bool object)
 {
-	cJSON *c = object ? cJSON_CreateObject() : cJSON_CreateArray(), *last = NULL;
+	cJSON *c = new_node(object ? cJSON_Object : cJSON_Array), *last = NULL;
 	char close = object ? '}' : ']';
 
 	if (!c || ++j->depth > JSON_MAX_DEPTH)
@@ -230,20 +252,19 @@ static cJSON *parse_value(struct jp *j)
 		s = parse_string(j);
 		if (!s)
 			return NULL;
-		item = cJSON_CreateNull();
+		item = new_node(cJSON_String);
 		if (!item) {
 			cJSON_free(s);
 			return NULL;
 		}
-		item->type = cJSON_String;
 		item->valuestring = s;
 		return item;
 	case 't':
-		return keyword(j, "true", 4) ? cJSON_CreateTrue() : NULL;
+		return keyword(j, "true", 4) ? new_node(cJSON_True) : NULL;
 	case 'f':
-		return keyword(j, "false", 5) ? cJSON_CreateFalse() : NULL;
+		return keyword(j, "false", 5) ? new_node(cJSON_False) : NULL;
 	case 'n':
-		return keyword(j, "null", 4) ? cJSON_CreateNull() : NULL;
+		return keyword(j, "null", 4) ? new_node(cJSON_NULL) : NULL;
 	default:
 		return parse_number(j);
 	}
