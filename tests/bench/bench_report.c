@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 static unsigned long long rng_state = 88172645463325252ULL;
 
@@ -72,6 +73,90 @@ char *bench_tail(void)
 	return o;
 }
 
+static size_t put_head(char *head, size_t size, const char *prefix, unsigned host, unsigned long long seq,
+		       long long start_ms, long long interval_ms)
+{
+	return (size_t)snprintf(head, size,
+				"{\"schema\":\"schedio.report.v1\",\"seq\":%llu,\"agent\":{\"version\":\"bench\"},"
+				"\"interval\":{\"start_ms\":%lld,\"end_ms\":%lld},\"host\":{\"id\":\"%s-%05u\","
+				"\"hostname\":\"%s-%05u\",\"kernel\":\"6.1.0-bench\",\"arch\":\"x86_64\",\"cpus\":2,"
+				"\"l3_domains\":[[0,1]]},\"sched_ext\":{\"state\":\"disabled\",\"ops\":null},",
+				seq, start_ms, start_ms + interval_ms, prefix, host, prefix, host);
+}
+
+int bench_gz_tail_make(const char *tail, struct bench_gz_tail *out)
+{
+	z_stream zs = { 0 };
+	size_t n = strlen(tail);
+
+	memset(out, 0, sizeof(*out));
+	if (deflateInit2(&zs, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	out->raw = malloc(deflateBound(&zs, n));
+	if (!out->raw) {
+		deflateEnd(&zs);
+		return -1;
+	}
+	zs.next_in = (unsigned char *)tail;
+	zs.avail_in = (uInt)n;
+	zs.next_out = out->raw;
+	zs.avail_out = (uInt)deflateBound(&zs, n);
+	if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
+		deflateEnd(&zs);
+		free(out->raw);
+		return -1;
+	}
+	out->raw_len = zs.total_out;
+	out->plain_len = n;
+	out->crc = crc32(crc32(0, NULL, 0), (const unsigned char *)tail, (uInt)n);
+	deflateEnd(&zs);
+	return 0;
+}
+
+char *bench_body_gzip(const char *prefix, unsigned host, unsigned long long seq, long long start_ms,
+		      long long interval_ms, const struct bench_gz_tail *tail, size_t *len)
+{
+	static const unsigned char gz_header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+	char head[512];
+	size_t hl = put_head(head, sizeof(head), prefix, host, seq, start_ms, interval_ms), cap, o;
+	unsigned long crc, isize;
+	unsigned char *body;
+	z_stream zs = { 0 };
+
+	if (deflateInit2(&zs, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return NULL;
+	cap = sizeof(gz_header) + deflateBound(&zs, hl) + 16 + tail->raw_len + 8;
+	body = malloc(cap);
+	if (!body) {
+		deflateEnd(&zs);
+		return NULL;
+	}
+	memcpy(body, gz_header, sizeof(gz_header));
+	zs.next_in = (unsigned char *)head;
+	zs.avail_in = (uInt)hl;
+	zs.next_out = body + sizeof(gz_header);
+	zs.avail_out = (uInt)(cap - sizeof(gz_header) - tail->raw_len - 8);
+	/* A full flush ends byte-aligned with no final block and nothing later may refer back. */
+	if (deflate(&zs, Z_FULL_FLUSH) != Z_OK) {
+		deflateEnd(&zs);
+		free(body);
+		return NULL;
+	}
+	o = sizeof(gz_header) + zs.total_out;
+	deflateEnd(&zs);
+	memcpy(body + o, tail->raw, tail->raw_len);
+	o += tail->raw_len;
+	crc = crc32_combine(crc32(crc32(0, NULL, 0), (const unsigned char *)head, (uInt)hl), tail->crc,
+			    (z_off_t)tail->plain_len);
+	isize = (unsigned long)(hl + tail->plain_len);
+	for (int i = 0; i < 4; i++)
+		body[o++] = (unsigned char)(crc >> (8 * i));
+	for (int i = 0; i < 4; i++)
+		body[o++] = (unsigned char)(isize >> (8 * i));
+	*len = o;
+	return (char *)body;
+}
+
 char *bench_body(const char *prefix, unsigned host, unsigned long long seq, long long start_ms, long long interval_ms,
 		 const char *tail, size_t *len)
 {
@@ -79,12 +164,7 @@ char *bench_body(const char *prefix, unsigned host, unsigned long long seq, long
 	size_t hl, tl = strlen(tail);
 	char *body;
 
-	hl = (size_t)snprintf(head, sizeof(head),
-			      "{\"schema\":\"schedio.report.v1\",\"seq\":%llu,\"agent\":{\"version\":\"bench\"},"
-			      "\"interval\":{\"start_ms\":%lld,\"end_ms\":%lld},\"host\":{\"id\":\"%s-%05u\","
-			      "\"hostname\":\"%s-%05u\",\"kernel\":\"6.1.0-bench\",\"arch\":\"x86_64\",\"cpus\":2,"
-			      "\"l3_domains\":[[0,1]]},\"sched_ext\":{\"state\":\"disabled\",\"ops\":null},",
-			      seq, start_ms, start_ms + interval_ms, prefix, host, prefix, host);
+	hl = put_head(head, sizeof(head), prefix, host, seq, start_ms, interval_ms);
 	body = malloc(hl + tl + 1);
 	if (!body)
 		return NULL;

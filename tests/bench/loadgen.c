@@ -7,7 +7,9 @@
  * measured from when it was due, so a slow server cannot hide its queueing
  * (no coordinated omission). A body is a per-request head (seq, host,
  * interval) followed by one of a few pre-built tails, so generating load
- * costs almost nothing next to the server's work.
+ * costs almost nothing next to the server's work. --gzip sends them as agents
+ * do, gzip level 6: each tail is deflated once and a body compresses only its
+ * head (bench_body_gzip), so the load generator does not steal the server's CPU.
  * Burst: --burst N opens N connections at once and keeps them, sending
  * rounds of N simultaneous reports (the "held connections" check).
  * Query: --get PATH --repeat N times one GET sequentially.
@@ -31,6 +33,7 @@ struct opts {
 	unsigned hosts, rate, duration_s, concurrency, burst, rounds, repeat;
 	const char *host_prefix;
 	long long start_ms, interval_ms;
+	int gzip; /* --gzip: bodies sent gzip-compressed (Content-Encoding: gzip), as agents send them */
 };
 
 struct req {
@@ -56,12 +59,19 @@ static size_t discard(char *p, size_t s, size_t n, void *u)
 }
 
 static char *tails[TAILS];
+static struct bench_gz_tail gz_tails[TAILS];
 
 static void make_body(struct req *r, const struct opts *o, unsigned host, unsigned long long seq)
 {
+	long long start = o->start_ms + (long long)(seq - 1) * o->interval_ms;
+
 	free(r->body);
-	r->body = bench_body(o->host_prefix, host, seq, o->start_ms + (long long)(seq - 1) * o->interval_ms,
-			     o->interval_ms, tails[(host + seq) % TAILS], &r->len);
+	if (o->gzip)
+		r->body = bench_body_gzip(o->host_prefix, host, seq, start, o->interval_ms,
+					  &gz_tails[(host + seq) % TAILS], &r->len);
+	else
+		r->body =
+		    bench_body(o->host_prefix, host, seq, start, o->interval_ms, tails[(host + seq) % TAILS], &r->len);
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -84,6 +94,8 @@ static struct curl_slist *headers(const struct opts *o)
 	char auth[600];
 
 	h = curl_slist_append(h, "Expect:");
+	if (o->gzip)
+		h = curl_slist_append(h, "Content-Encoding: gzip");
 	if (o->token) {
 		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", o->token);
 		h = curl_slist_append(h, auth);
@@ -221,13 +233,21 @@ static int run_get(const struct opts *o)
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "url", required_argument, NULL, 'u' },         { "token", required_argument, NULL, 't' },
-		{ "hosts", required_argument, NULL, 'H' },       { "rate", required_argument, NULL, 'r' },
-		{ "duration", required_argument, NULL, 'd' },    { "concurrency", required_argument, NULL, 'c' },
-		{ "burst", required_argument, NULL, 'b' },       { "rounds", required_argument, NULL, 'R' },
-		{ "get", required_argument, NULL, 'g' },         { "repeat", required_argument, NULL, 'n' },
-		{ "start-ms", required_argument, NULL, 's' },    { "interval-ms", required_argument, NULL, 'i' },
-		{ "host-prefix", required_argument, NULL, 'p' }, { 0 },
+		{ "url", required_argument, NULL, 'u' },
+		{ "token", required_argument, NULL, 't' },
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "concurrency", required_argument, NULL, 'c' },
+		{ "burst", required_argument, NULL, 'b' },
+		{ "rounds", required_argument, NULL, 'R' },
+		{ "get", required_argument, NULL, 'g' },
+		{ "repeat", required_argument, NULL, 'n' },
+		{ "start-ms", required_argument, NULL, 's' },
+		{ "interval-ms", required_argument, NULL, 'i' },
+		{ "host-prefix", required_argument, NULL, 'p' },
+		{ "gzip", no_argument, NULL, 'z' },
+		{ 0 },
 	};
 	struct opts o = { .url = "http://127.0.0.1:8080",
 			  .hosts = 20000,
@@ -282,9 +302,12 @@ int main(int argc, char **argv)
 		case 'p':
 			o.host_prefix = optarg;
 			break;
+		case 'z':
+			o.gzip = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: loadgen --url URL [--rate N --duration S --hosts N --concurrency N | "
-					"--burst N --rounds N | --get PATH --repeat N]\n");
+					"--burst N --rounds N | --get PATH --repeat N] [--gzip]\n");
 			return 2;
 		}
 	}
@@ -304,11 +327,18 @@ int main(int argc, char **argv)
 		o.start_ms = (long long)ts.tv_sec * 1000 - o.interval_ms;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	for (int i = 0; i < TAILS; i++)
+	for (int i = 0; i < TAILS; i++) {
 		tails[i] = bench_tail();
+		if (o.gzip && bench_gz_tail_make(tails[i], &gz_tails[i]) != 0) {
+			fprintf(stderr, "loadgen: cannot compress the report tails\n");
+			return 2;
+		}
+	}
 	rc = o.get ? run_get(&o) : run_ingest(&o);
-	for (int i = 0; i < TAILS; i++)
+	for (int i = 0; i < TAILS; i++) {
 		free(tails[i]);
+		free(gz_tails[i].raw);
+	}
 	curl_global_cleanup();
 	return rc;
 }

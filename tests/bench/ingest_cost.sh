@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# ingest_cost.sh - issue 18's ingest figures, before and after in one run.
+# Builds the baseline revision ($BENCH_BASELINE_REV, see lib/bench_lib.sh) and
+# this tree in Release (tests/bench/lib's bench_baseline_build; this tree's
+# Release build goes to BUILD_DIR, default ./build-rel), then:
+#   1. server CPU per realistic report (20 cgroups, 2 CPUs, 2 disks x 10 iocost
+#      rows, uncompressed JSON): utime+stime of schedio-server over an
+#      open-loop run at CPU_RATE reports/s (default 1000, below both builds'
+#      capacity, so the figure is cost, not saturation), RUNS runs per build
+#      (default 3), baseline and current alternating; the median per build and
+#      the ratio;
+#   2. sustained ingest on the current build at RATE (default 5000/s) for
+#      SECONDS_PER_RUN (default 60) from 20,000 simulated hosts, plain and gzip
+#      (loadgen --gzip, level 6 as the agent sends): achieved rate, ack p50/p99,
+#      errors, CPU per report.
+# Every run starts on a fresh SQLite database.
+#   usage: tests/bench/ingest_cost.sh [BUILD_DIR]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/bench/lib/bench_lib.sh"
+bench_env
+build=${1:-$top/build-rel}
+cpu_rate=${CPU_RATE:-1000}
+rate=${RATE:-5000}
+secs=${SECONDS_PER_RUN:-60}
+runs=${RUNS:-3}
+work=$(mktemp -d /tmp/schedio-ingest.XXXXXX)
+cache=${SCHEDIO_BENCH_CACHE:-$top/.cache/bench}
+pid=
+
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== building: baseline $BENCH_BASELINE_REV and this tree (Release)"
+base=$(bench_baseline_build "$BENCH_BASELINE_REV" "$cache" schedio-server loadgen)
+[ -f "$build/CMakeCache.txt" ] || cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j "$(nproc)" --target schedio-server loadgen >/dev/null
+loadgen=$build/bench/loadgen
+
+field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
+median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+run() { # SERVER_BUILD RATE SECONDS [LOADGEN_ARGS...]: prints "rate p50 p99 errors cpu_us"
+	local sb=$1 r=$2 s=$3 out t0 t1 n
+	shift 3
+	rm -f "$work"/ingest.db*
+	bench_server_start "$work" "$sb/bin/schedio-server" "$work/ingest.db"
+	t0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	out=$("$loadgen" --url "$url" --rate "$r" --duration "$s" --hosts 20000 --concurrency 512 "$@" || true)
+	t1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	kill "$pid"
+	wait "$pid" || true
+	pid=
+	echo "  $out" >&2
+	n=$(echo "$out" | field reports)
+	echo "$(echo "$out" | field rate) $(echo "$out" | field p50) $(echo "$out" | field p99)" \
+		"$(echo "$out" | field errors) $(((t1 - t0) * 10000 / (n > 0 ? n : 1)))"
+}
+
+echo "== server CPU per report at $cpu_rate reports/s, 20 s, $runs runs per build (alternating)"
+: >"$work/base" && : >"$work/cur"
+for _ in $(seq "$runs"); do
+	echo " baseline:" >&2
+	run "$base" "$cpu_rate" 20 >>"$work/base"
+	echo " current:" >&2
+	run "$build" "$cpu_rate" 20 >>"$work/cur"
+done
+b=$(cut -d' ' -f5 "$work/base" | median)
+c=$(cut -d' ' -f5 "$work/cur" | median)
+echo "cpu_per_report_us baseline=$b current=$c ratio=$(awk -v b="$b" -v c="$c" 'BEGIN {printf "%.2f", c / b}')"
+
+for mode in plain gzip; do
+	echo "== sustained: $rate reports/s for $secs s, 20,000 hosts, $mode"
+	args=()
+	[ "$mode" = gzip ] && args=(--gzip)
+	r=$(run "$build" "$rate" "$secs" "${args[@]}")
+	set -- $r
+	echo "sustained_$mode rate=$1/s ack_p50_ms=$2 ack_p99_ms=$3 errors=$4 cpu_per_report_us=$5"
+done
