@@ -241,12 +241,142 @@ struct hist_scratch {
 	struct runqlat_hist host; /* the whole-host merge */
 };
 
+/* Adds cnt to bucket idx of the scratch, keeping its list of touched buckets sorted. */
+static void scratch_add(struct hist_scratch *sc, size_t *nt, int64_t idx, int64_t cnt)
+{
+	if (!sc->dense[idx] && cnt) {
+		/* Agents send buckets in index order; keep the list sorted either way. */
+		size_t k = (*nt)++;
+
+		while (k > 0 && sc->touched[k - 1] > idx) {
+			sc->touched[k] = sc->touched[k - 1];
+			k--;
+		}
+		sc->touched[k] = (uint16_t)idx;
+	}
+	sc->dense[idx] += (uint64_t)cnt;
+}
+
+/* Zeroes the scratch's touched buckets (it is zero between series). */
+static void scratch_clear(struct hist_scratch *sc, size_t nt)
+{
+	for (size_t k = 0; k < nt; k++)
+		sc->dense[sc->touched[k]] = 0;
+}
+
+static const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* A plain non-negative JSON integer of at most 15 digits at *p (below int_ok's 2^53
+ * bound, so both paths take it); false for anything else. */
+static bool scan_uint(const char **p, int64_t *v)
+{
+	const char *s = *p, *d = s;
+
+	*v = 0;
+	while (*d >= '0' && *d <= '9' && d - s < 16)
+		*v = *v * 10 + (*d++ - '0');
+	if (d == s || d - s > 15 || (*s == '0' && d - s > 1) || *d == '.' || *d == 'e' || *d == 'E')
+		return false;
+	*p = d;
+	return true;
+}
+
+/* The buckets of a histogram, kept as checked JSON text by the parser, read
+ * straight into the scratch when every entry is a plain [index, count] pair
+ * within the limits. Returns false, the scratch cleared, for anything else:
+ * the caller then takes the general path, whose messages name the fault. */
+static bool scan_buckets(const char *p, struct hist_scratch *sc, size_t *nt)
+{
+	int64_t idx, cnt;
+	int n = 0;
+
+	*nt = 0;
+	p = skip_ws(p + 1); /* the text is a checked array: it starts with '[' */
+	if (*p == ']')
+		return true;
+	for (;;) {
+		if (*p != '[' || ++n > HIST_BUCKETS)
+			break;
+		p = skip_ws(p + 1);
+		if (!scan_uint(&p, &idx) || idx > HIST_BUCKETS - 1 || *(p = skip_ws(p)) != ',')
+			break;
+		p = skip_ws(p + 1);
+		if (!scan_uint(&p, &cnt) || *(p = skip_ws(p)) != ']')
+			break;
+		scratch_add(sc, nt, idx, cnt);
+		p = skip_ws(p + 1);
+		if (*p == ']')
+			return true;
+		if (*p != ',')
+			break;
+		p = skip_ws(p + 1);
+	}
+	scratch_clear(sc, *nt);
+	*nt = 0;
+	return false;
+}
+
+/* Replaces raw, a member of parent, by the tree its text parses to, under the same
+ * name; false when out of memory (the text was checked by the parser). */
+static bool replace_raw(cJSON *parent, cJSON *raw)
+{
+	cJSON *tree = json_parse(raw->valuestring, strlen(raw->valuestring));
+
+	if (!tree)
+		return false;
+	tree->string = raw->string;
+	raw->string = NULL;
+	return cJSON_ReplaceItemViaPointer(parent, raw, tree);
+}
+
+/* Replaces o's raw "buckets" member by its parsed tree, for the general path. */
+static int buckets_as_tree(struct parse *ps, const cJSON *o, cJSON *raw)
+{
+	if (!replace_raw((cJSON *)o, raw))
+		return fail(ps, 500, "out of memory");
+	return 0;
+}
+
+/* Turns every raw node under node back into its parsed tree; false when out of memory. */
+static bool unraw(cJSON *node)
+{
+	for (cJSON *it = node->child, *next; it; it = next) {
+		next = it->next;
+		if (cJSON_IsRaw(it)) {
+			if (!replace_raw(node, it))
+				return false;
+		} else if (!unraw(it)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A deep copy of item as if the whole document had been parsed into a tree (no raw
+ * "buckets" text in it), for parts stored as the agent sent them; NULL when out of memory. */
+static cJSON *dup_parsed(const cJSON *item)
+{
+	cJSON *copy = cJSON_Duplicate(item, true);
+
+	if (copy && !unraw(copy)) {
+		cJSON_Delete(copy);
+		return NULL;
+	}
+	return copy;
+}
+
 /* One runqlat histogram object (a cgroup, a CPU or a scheduler), encoded into
  * out as (kind, key) unless out is NULL; added into sum unless that is NULL. */
 static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_t kind, const char *key,
 		      struct hist_scratch *sc, struct blob *out, struct runqlat_hist *sum)
 {
 	const cJSON *buckets, *pair;
+	cJSON *raw;
 	int64_t count = 0, sum_ns = 0, max = 0;
 	size_t nt = 0;
 	int i = 0;
@@ -256,6 +386,11 @@ static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_
 	    get_int(ps, o, "max_ns", path, false, 0, INT64_MAX, &max, NULL) || check_count(ps, o, "p50_ns", path) ||
 	    check_count(ps, o, "p90_ns", path) || check_count(ps, o, "p99_ns", path) ||
 	    check_count(ps, o, "p999_ns", path))
+		return -1;
+	raw = cJSON_GetObjectItemCaseSensitive(o, "buckets");
+	if (raw && cJSON_IsRaw(raw) && scan_buckets(raw->valuestring, sc, &nt))
+		goto summed;
+	if (raw && cJSON_IsRaw(raw) && buckets_as_tree(ps, o, raw))
 		return -1;
 	buckets = get_arr(ps, o, "buckets", path, HIST_BUCKETS);
 	if (ps->status)
@@ -267,25 +402,14 @@ static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_
 
 		if (!cJSON_IsArray(pair) || !b || b->next || !int_ok(a, 0, HIST_BUCKETS - 1, &idx) ||
 		    !int_ok(b, 0, INT64_MAX, &cnt)) {
-			/* Leave the scratch zeroed for the next report. */
-			for (size_t k = 0; k < nt; k++)
-				sc->dense[sc->touched[k]] = 0;
+			scratch_clear(sc, nt); /* zeroed for the next report */
 			return fail(ps, 400, "%sbuckets[%d] must be [index, count] with index 0..%d and count >= 0",
 				    path, i, HIST_BUCKETS - 1);
 		}
-		if (!sc->dense[idx] && cnt) {
-			/* Agents send buckets in index order; keep the list sorted either way. */
-			size_t k = nt++;
-
-			while (k > 0 && sc->touched[k - 1] > idx) {
-				sc->touched[k] = sc->touched[k - 1];
-				k--;
-			}
-			sc->touched[k] = (uint16_t)idx;
-		}
-		sc->dense[idx] += (uint64_t)cnt;
+		scratch_add(sc, &nt, idx, cnt);
 		i++;
 	}
+summed:
 	for (size_t k = 0; k < nt; k++) {
 		uint16_t b = sc->touched[k];
 
@@ -548,7 +672,7 @@ static int parse_disk(struct parse *ps, const cJSON *d, const char *path, cJSON 
 			if (!cJSON_IsObject(child))
 				return fail(ps, 400, "%s%s must be an object", path, k);
 			cJSON_DeleteItemFromObjectCaseSensitive(ioc, key);
-			cJSON_AddItemToObject(ioc, key, cJSON_Duplicate(child, true));
+			cJSON_AddItemToObject(ioc, key, dup_parsed(child));
 		} else if (strcmp(k, "rotational") == 0 || strcmp(k, "enabled") == 0) {
 			const char *key = strcmp(k, "enabled") == 0 ? "enabled" : "rotational";
 			cJSON *dst = strcmp(k, "enabled") == 0 ? ioc : out;
@@ -1234,18 +1358,30 @@ static int check_unique_names(struct parse *ps, const cJSON *node, const char *p
 	return 0;
 }
 
-/* True if any object in the tree under node names a member twice (or the check ran out of memory). */
+/* True if any object in the tree under node names a member twice (or the check ran out of
+ * memory). Raw text holding an object anywhere is parsed to be checked too. */
 static bool has_duplicate_names(const cJSON *node)
 {
-	bool oom = false;
+	bool oom = false, dup;
 
 	if (cJSON_IsObject(node) && (duplicate_name(node, &oom) || oom))
 		return true;
-	for (const cJSON *it = node->child; it; it = it->next)
-		if ((it->type & (cJSON_Object | cJSON_Array)) && it->child && has_duplicate_names(it))
+	for (const cJSON *it = node->child; it; it = it->next) {
+		if (cJSON_IsRaw(it) && strchr(it->valuestring, '{')) {
+			cJSON *tree = json_parse(it->valuestring, strlen(it->valuestring));
+
+			dup = !tree || has_duplicate_names(tree);
+			cJSON_Delete(tree);
+			if (dup)
+				return true;
+		} else if ((it->type & (cJSON_Object | cJSON_Array)) && it->child && has_duplicate_names(it)) {
 			return true;
+		}
+	}
 	return false;
 }
+
+bool report_parse_raw_buckets = true;
 
 int report_parse(const char *body, size_t len, struct report *rep, char *err, size_t errlen)
 {
@@ -1258,7 +1394,7 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 
 	memset(rep, 0, sizeof(*rep));
 	json_arena_begin();
-	rep->doc = json_parse(body, len);
+	rep->doc = report_parse_raw_buckets ? json_parse_raw_member(body, len, "buckets") : json_parse(body, len);
 	if (!rep->doc) {
 		fail(&ps, 400, "body is not valid JSON (RFC 8259, strings in UTF-8)");
 		goto out;
@@ -1343,8 +1479,12 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 	}
 	/* Last, so the sections' own checks (labels, events "given twice") name what they know.
 	 * The walk that builds each member's path for the message runs only when the fast one found a duplicate. */
-	if (has_duplicate_names(rep->doc))
-		check_unique_names(&ps, rep->doc, "");
+	if (has_duplicate_names(rep->doc)) {
+		if (unraw(rep->doc))
+			check_unique_names(&ps, rep->doc, "");
+		else
+			fail(&ps, 500, "out of memory");
+	}
 out:
 	if (!ps.status && own_strings(rep))
 		fail(&ps, 500, "out of memory");

@@ -63,6 +63,9 @@ struct report {
 /* Parses and checks a report body; returns 0, or the HTTP status (400, 422, 413, 500)
  * with the message in err. rep is cleared first and must be freed with report_free either way. */
 int report_parse(const char *body, size_t len, struct report *rep, char *err, size_t errlen);
+/* True (the default): histograms' "buckets" are scanned from their checked text, not
+ * built as trees first; tests and the fuzzer set it false to compare the two paths. */
+extern bool report_parse_raw_buckets;
 /* The fleet group of a host: the sched_ext ops name when one is enabled, else
  * "eevdf" (kernel 6.6 and later) or "fair". */
 const char *report_sched_group(const char *state, const char *ops, const char *kernel);

@@ -18,6 +18,7 @@
 struct jp {
 	const char *p, *end;
 	int depth;
+	const char *raw_name; /* arrays under members of this name stay text; NULL: none */
 };
 
 static void skip_ws(struct jp *j)
@@ -173,6 +174,26 @@ static void append(cJSON *parent, cJSON **last, cJSON *item)
 	parent->child->prev = item; /* cJSON keeps the tail in child->prev */
 }
 
+/* The array at j->p (after whitespace) checked as parse_value would and kept as a
+ * cJSON_Raw node of its text; NULL, with j->p unmoved, when the value is no array. */
+static cJSON *parse_raw_array(struct jp *j)
+{
+	const char *s = json_lex_ws(j->p, j->end), *q;
+	cJSON *n;
+
+	if (s >= j->end || *s != '[' || !(q = json_lex_value(s, j->end, j->depth)))
+		return NULL;
+	n = new_node(cJSON_Raw);
+	if (!n || !(n->valuestring = cJSON_malloc((size_t)(q - s) + 1))) {
+		cJSON_free(n);
+		return NULL;
+	}
+	memcpy(n->valuestring, s, (size_t)(q - s));
+	n->valuestring[q - s] = '\0';
+	j->p = q;
+	return n;
+}
+
 static cJSON *parse_container(struct jp *j, bool object)
 {
 	cJSON *c = new_node(object ? cJSON_Object : cJSON_Array), *last = NULL;
@@ -203,7 +224,9 @@ static cJSON *parse_container(struct jp *j, bool object)
 			}
 			j->p++;
 		}
-		item = parse_value(j);
+		item = key && j->raw_name && strcmp(key, j->raw_name) == 0 ? parse_raw_array(j) : NULL;
+		if (!item)
+			item = parse_value(j);
 		if (!item) {
 			cJSON_free(key);
 			goto bad;
@@ -272,7 +295,12 @@ static cJSON *parse_value(struct jp *j)
 
 cJSON *json_parse(const char *s, size_t len)
 {
-	struct jp j = { .p = s, .end = s + len };
+	return json_parse_raw_member(s, len, NULL);
+}
+
+cJSON *json_parse_raw_member(const char *s, size_t len, const char *raw_name)
+{
+	struct jp j = { .p = s, .end = s + len, .raw_name = raw_name };
 	cJSON *v = parse_value(&j);
 
 	skip_ws(&j);

@@ -2,7 +2,9 @@
  * bodies. cJSON's own parser spends most of its time on strtod, locale
  * lookups and keyword compares for every number; reports are mostly small
  * integers, which this parser reads directly. Same tree, so everything else
- * keeps using the cJSON API. */
+ * keeps using the cJSON API. The bulk of a report, its histograms' bucket
+ * pairs, can be left as checked text (json_parse_raw_member) for a scanner
+ * that reads them straight into their stored form. */
 #ifndef SCHEDIO_SERVER_JSON_JSON_PARSE_H
 #define SCHEDIO_SERVER_JSON_JSON_PARSE_H
 
@@ -15,5 +17,9 @@
  * fine); returns the tree (free with cJSON_Delete) or NULL for invalid JSON,
  * nesting deeper than JSON_MAX_DEPTH, or no memory. */
 cJSON *json_parse(const char *s, size_t len);
+/* As json_parse, but an array that is the value of an object member named raw_name
+ * is checked (the same grammar and depth) and kept as a cJSON_Raw node holding its
+ * text instead of a subtree: for large arrays the caller scans itself. */
+cJSON *json_parse_raw_member(const char *s, size_t len, const char *raw_name);
 
 #endif /* SCHEDIO_SERVER_JSON_JSON_PARSE_H */

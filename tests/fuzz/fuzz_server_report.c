@@ -5,7 +5,10 @@
  * host), the issue-17 health and exits (valid JSON, counted into the
  * /metrics counters as ingest does, and so is the host histogram), host.labels (its canonical text reads
  * back as the valid labels it was made of), and the raw bytes as a stored blob (a
- * corrupt database row must decode to an error, never a crash). */
+ * corrupt database row must decode to an error, never a crash). Differential:
+ * the same body parsed with histogram buckets read from their text (the
+ * default) and through the general tree gives the same answer, byte for byte. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +49,45 @@ static void check_labels(const char *text)
 	cJSON_Delete(o);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_blob(const struct blob *a, const struct blob *b)
+{
+	return a->len == b->len && (a->len == 0 || memcmp(a->p, b->p, a->len) == 0);
+}
+
+/* Parses body through the general tree too and aborts unless both paths agree. */
+static void check_tree_path(const char *body, size_t size, int status, const char *err, const struct report *a)
+{
+	struct report b;
+	char err2[512];
+	int status2;
+
+	report_parse_raw_buckets = false;
+	status2 = report_parse(body, size, &b, err2, sizeof(err2));
+	report_parse_raw_buckets = true;
+	if (status == 500 || status2 == 500) {
+		report_free(&b);
+		return; /* out of memory may strike either path alone */
+	}
+	if (status != status2 || (status && strcmp(err, err2) != 0))
+		abort();
+	if (!status && (!same_blob(&a->host_hist, &b.host_hist) || !same_blob(&a->series, &b.series) ||
+			!same_blob(&a->iocost, &b.iocost) || !same_str(a->l3_json, b.l3_json) ||
+			!same_str(a->disks_json, b.disks_json) || !same_str(a->health_json, b.health_json) ||
+			!same_str(a->exits_json, b.exits_json) || !same_str(a->labels, b.labels) ||
+			!same_str(a->machine_id, b.machine_id) || !same_str(a->sched_group, b.sched_group) ||
+			a->has_runqlat != b.has_runqlat || a->has_iocost != b.has_iocost || a->seq != b.seq))
+		abort();
+	report_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	int status;
 	struct report rep;
 	struct runqlat_set rs = { 0 }, split = { 0 };
 	struct iocost_set io = { 0 };
@@ -57,7 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(body, data, size);
 	body[size] = '\0';
-	if (report_parse(body, size, &rep, err, sizeof(err)) == 0) {
+	status = report_parse(body, size, &rep, err, sizeof(err));
+	check_tree_path(body, size, status, err, &rep);
+	if (status == 0) {
 		if (rep.has_runqlat && (runqlat_set_add_blob(&rs, rep.series.p, rep.series.len, NULL, NULL) ||
 					runqlat_set_add_blob(&rs, rep.host_hist.p, rep.host_hist.len, NULL, NULL)))
 			abort(); /* what we encode must decode */
