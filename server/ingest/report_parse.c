@@ -28,6 +28,18 @@ struct parse {
 	int status;
 };
 
+/* obj's first member named name, as cJSON_GetObjectItemCaseSensitive finds it, with the
+ * first byte compared before the rest: a report's objects are looked up thousands of times. */
+static cJSON *member(const cJSON *obj, const char *name)
+{
+	if (!obj)
+		return NULL;
+	for (cJSON *it = obj->child; it; it = it->next)
+		if (it->string && it->string[0] == name[0] && strcmp(it->string, name) == 0)
+			return it;
+	return NULL;
+}
+
 __attribute__((format(printf, 3, 4))) static int fail(struct parse *ps, int status, const char *fmt, ...)
 {
 	va_list ap;
@@ -55,7 +67,7 @@ static int not_null(struct parse *ps, const cJSON *it, const char *path, const c
 static int get_str(struct parse *ps, const cJSON *obj, const char *name, const char *path, bool required, size_t max,
 		   const char **out)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+	const cJSON *it = member(obj, name);
 	size_t len;
 
 	*out = NULL;
@@ -107,7 +119,7 @@ static int int_fail(struct parse *ps, const cJSON *it, const char *path, const c
 static int get_int(struct parse *ps, const cJSON *obj, const char *name, const char *path, bool required, int64_t min,
 		   int64_t max, int64_t *out, bool *present)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+	const cJSON *it = member(obj, name);
 
 	if (present)
 		*present = false;
@@ -129,7 +141,7 @@ static int get_int(struct parse *ps, const cJSON *obj, const char *name, const c
 static int get_milli(struct parse *ps, const cJSON *obj, const char *name, const char *path, int64_t *out,
 		     bool *present)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+	const cJSON *it = member(obj, name);
 
 	*present = false;
 	if (!it)
@@ -169,7 +181,7 @@ static int check_count(struct parse *ps, const cJSON *obj, const char *name, con
 
 static int check_bool(struct parse *ps, const cJSON *obj, const char *name, const char *path)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+	const cJSON *it = member(obj, name);
 
 	if (!it)
 		return 0;
@@ -193,7 +205,7 @@ static const char *const io_sources[] = { "tracepoints", "weights", NULL };
 
 static const cJSON *get_obj(struct parse *ps, const cJSON *obj, const char *name, const char *path, bool required)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+	const cJSON *it = member(obj, name);
 
 	if (!it) {
 		if (required)
@@ -213,7 +225,7 @@ static const cJSON *get_obj(struct parse *ps, const cJSON *obj, const char *name
 static const cJSON *get_array(struct parse *ps, const cJSON *obj, const char *name, const char *path, int max,
 			      int too_many)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+	const cJSON *it = member(obj, name);
 
 	if (!it || not_null(ps, it, path, name))
 		return NULL;
@@ -387,7 +399,7 @@ static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_
 	    check_count(ps, o, "p90_ns", path) || check_count(ps, o, "p99_ns", path) ||
 	    check_count(ps, o, "p999_ns", path))
 		return -1;
-	raw = cJSON_GetObjectItemCaseSensitive(o, "buckets");
+	raw = member(o, "buckets");
 	if (raw && cJSON_IsRaw(raw) && scan_buckets(raw->valuestring, sc, &nt))
 		goto summed;
 	if (raw && cJSON_IsRaw(raw) && buckets_as_tree(ps, o, raw))
@@ -443,7 +455,7 @@ static const char *fair_class_name(const char *kernel)
 static int parse_by_scheduler(struct parse *ps, const cJSON *rq, const char *kernel, struct hist_scratch *sc,
 			      struct runqlat_set *sched)
 {
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(rq, "by_scheduler"), *it;
+	const cJSON *arr = member(rq, "by_scheduler"), *it;
 	uint64_t count = 0, total = 0, host_total = hist_total(sc->host.hist.buckets);
 	int i = 0;
 
@@ -458,7 +470,7 @@ static int parse_by_scheduler(struct parse *ps, const cJSON *rq, const char *ker
 			    REPORT_MAX_SCHEDULERS);
 	cJSON_ArrayForEach(it, arr)
 	{
-		const cJSON *ops = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "ops") : NULL;
+		const cJSON *ops = cJSON_IsObject(it) ? member(it, "ops") : NULL;
 		const char *key;
 		struct runqlat_hist *h;
 		char path[64];
@@ -620,7 +632,7 @@ static int parse_disk(struct parse *ps, const cJSON *d, const char *path, cJSON 
 		return -1;
 	cJSON_ArrayForEach(child, disks)
 	{
-		if (strcmp(cJSON_GetObjectItemCaseSensitive(child, "dev")->valuestring, dev) == 0)
+		if (strcmp(member(child, "dev")->valuestring, dev) == 0)
 			out = child;
 	}
 	if (!out) {
@@ -633,7 +645,7 @@ static int parse_disk(struct parse *ps, const cJSON *d, const char *path, cJSON 
 		cJSON_AddStringToObject(out, "dev", dev);
 		cJSON_AddItemToObject(out, "iocost", cJSON_CreateObject());
 	}
-	ioc = cJSON_GetObjectItemCaseSensitive(out, "iocost");
+	ioc = member(out, "iocost");
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		if (get_str(ps, d, strs[i], path, false, REPORT_MAX_NAME, &s))
 			return -1;
@@ -683,7 +695,7 @@ static int parse_disk(struct parse *ps, const cJSON *d, const char *path, cJSON 
 			cJSON_AddBoolToObject(dst, key, cJSON_IsTrue(child));
 		}
 	}
-	if (cJSON_GetObjectItemCaseSensitive(d, "vrate_pct")) {
+	if (member(d, "vrate_pct")) {
 		struct iocost_row *r = iocost_set_get(io, IOCOST_DISK, dev, strlen(dev), "", 0);
 
 		if (!r)
@@ -709,12 +721,11 @@ static int parse_disks(struct parse *ps, const cJSON *parent, const char *ppath,
 		if (parse_disk(ps, d, path, disks, io))
 			return -1;
 		/* iocost.disks as the schema states them (host.disks is older and looser) */
-		if (strcmp(ppath, "iocost.") == 0 && !dev_ok(cJSON_GetObjectItemCaseSensitive(d, "dev")->valuestring))
+		if (strcmp(ppath, "iocost.") == 0 && !dev_ok(member(d, "dev")->valuestring))
 			return fail(ps, 400, "%sdev must be MAJOR:MINOR in decimal", path);
-		if (strcmp(ppath, "iocost.") == 0 &&
-		    (!cJSON_GetObjectItemCaseSensitive(d, "name") || !cJSON_GetObjectItemCaseSensitive(d, "enabled")))
+		if (strcmp(ppath, "iocost.") == 0 && (!member(d, "name") || !member(d, "enabled")))
 			return fail(ps, 400, "missing required field %s%s", path,
-				    cJSON_GetObjectItemCaseSensitive(d, "name") ? "enabled" : "name");
+				    member(d, "name") ? "enabled" : "name");
 	}
 	return 0;
 }
@@ -780,7 +791,7 @@ static int parse_iocost(struct parse *ps, const cJSON *ioc, cJSON *disks, struct
 /* The same for one (state, ops) pair: state a string, ops a string or null; both required. */
 static int check_scx_pair(struct parse *ps, const cJSON *o, const char *path, const char **state, const char **ops)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, "ops");
+	const cJSON *it = member(o, "ops");
 
 	*ops = NULL;
 	if (get_str(ps, o, "state", path, true, REPORT_MAX_NAME, state))
@@ -842,7 +853,7 @@ static int parse_l3(struct parse *ps, const cJSON *host, struct report *rep)
 		return fail(ps, 500, "out of memory");
 	cJSON_ArrayForEach(dom, arr)
 	{
-		const cJSON *cpus = cJSON_IsObject(dom) ? cJSON_GetObjectItemCaseSensitive(dom, "cpus") : dom;
+		const cJSON *cpus = cJSON_IsObject(dom) ? member(dom, "cpus") : dom;
 		cJSON *list = cJSON_CreateArray();
 		char path[48];
 		int64_t v;
@@ -979,7 +990,7 @@ static bool name_ok(const char *s, const char *chars)
 /* An optional bool copied into dst when present. */
 static int copy_bool(struct parse *ps, const cJSON *src, const char *name, const char *path, cJSON *dst)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(src, name);
+	const cJSON *it = member(src, name);
 
 	if (!it)
 		return 0;
@@ -1013,7 +1024,7 @@ static int parse_scx_events(struct parse *ps, const cJSON *scx, cJSON *health)
 				    "sched_ext.events names must be 1..%d characters of [a-z0-9_] (the kernel's name "
 				    "without SCX_EV_, lower-cased), not '%.80s'",
 				    REPORT_MAX_EVENT_NAME, it->string ? it->string : "");
-		if (cJSON_GetObjectItemCaseSensitive(out, it->string))
+		if (member(out, it->string))
 			return fail(ps, 400, "sched_ext.events.%s is given twice", it->string);
 		if (!int_ok(it, 0, INT64_MAX, &v))
 			return fail(ps, 400, "sched_ext.events.%s must be an integer >= 0", it->string);
@@ -1210,9 +1221,9 @@ static int parse_agent_cost(struct parse *ps, const cJSON *agent, cJSON *health)
 /* All of the above, into rep->health_json and rep->exits_json. */
 static int parse_health(struct parse *ps, struct report *rep, cJSON *health, cJSON *exits)
 {
-	const cJSON *scx = cJSON_GetObjectItemCaseSensitive(rep->doc, "sched_ext");
-	const cJSON *rq = cJSON_GetObjectItemCaseSensitive(rep->doc, "runqlat");
-	const cJSON *agent = cJSON_GetObjectItemCaseSensitive(rep->doc, "agent");
+	const cJSON *scx = member(rep->doc, "sched_ext");
+	const cJSON *rq = member(rep->doc, "runqlat");
+	const cJSON *agent = member(rep->doc, "agent");
 
 	/* The sections' types were checked by report_parse already. */
 	if (cJSON_IsObject(scx) && (copy_count(ps, scx, "enable_seq", "sched_ext.", false, health, NULL) ||
