@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -204,6 +205,47 @@ static void test_json_parse_stops_at_length(void **state)
 	cJSON_Delete(v);
 }
 
+/* Arrays under the named member stay checked text; the rest is the usual tree, and
+ * whatever json_parse refuses (bad arrays, depth) json_parse_raw_member refuses too. */
+static void test_json_parse_raw_member(void **state)
+{
+	const char *doc = "{\"b\":[[1, 2],[3,4]],\"x\":{\"b\":[ ]},\"c\":[5],\"b2\":[1],\"s\":{\"b\":7}}";
+	static const char *const bad[] = { "{\"b\":[[1,2],]}", "{\"b\":[01]}", "{\"b\":[\"\\x\"]}", "{\"b\":[1" };
+	char deep[2 * JSON_MAX_DEPTH + 16];
+	cJSON *v;
+	size_t n = 0;
+
+	(void)state;
+	v = json_parse_raw_member(doc, strlen(doc), "b");
+	assert_non_null(v);
+	assert_true(cJSON_IsRaw(cJSON_GetObjectItemCaseSensitive(v, "b")));
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(v, "b")->valuestring, "[[1, 2],[3,4]]");
+	assert_string_equal(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "x"), "b")->valuestring, "[ ]");
+	assert_true(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(v, "c")));
+	assert_true(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(v, "b2")));
+	assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "s"), "b")));
+	cJSON_Delete(v);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_null(json_parse_raw_member(bad[i], strlen(bad[i]), "b"));
+	/* {"b": followed by arrays nested to the limit and one past it: both parsers agree. */
+	for (int extra = 0; extra < 2; extra++) {
+		n = (size_t)snprintf(deep, sizeof(deep), "{\"b\":");
+		for (int d = 1; d < JSON_MAX_DEPTH + extra; d++)
+			deep[n++] = '[';
+		for (int d = 1; d < JSON_MAX_DEPTH + extra; d++)
+			deep[n++] = ']';
+		deep[n++] = '}';
+		v = json_parse(deep, n);
+		cJSON *r = json_parse_raw_member(deep, n, "b");
+
+		assert_true((v == NULL) == (r == NULL));
+		assert_true(extra ? v == NULL : v != NULL);
+		cJSON_Delete(v);
+		cJSON_Delete(r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_json_parse_refuses_trailing_data),
 		cmocka_unit_test(test_json_parse_duplicate_keys_keep_first_for_lookup),
 		cmocka_unit_test(test_json_parse_stops_at_length),
+		cmocka_unit_test(test_json_parse_raw_member),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
