@@ -12,7 +12,8 @@
  * head (bench_body_gzip), so the load generator does not steal the server's CPU.
  * Burst: --burst N opens N connections at once and keeps them, sending
  * rounds of N simultaneous reports (the "held connections" check).
- * Query: --get PATH --repeat N times one GET sequentially.
+ * Query: --get PATH --repeat N times one GET sequentially. --dump prints one
+ * realistic report body (for benchmarks that time the server's code directly).
  * Prints one line of figures; exits non-zero if any request failed.
  */
 #include <curl/curl.h>
@@ -34,6 +35,7 @@ struct opts {
 	const char *host_prefix;
 	long long start_ms, interval_ms;
 	int gzip; /* --gzip: bodies sent gzip-compressed (Content-Encoding: gzip), as agents send them */
+	int dump; /* --dump: print one realistic report body and exit */
 };
 
 struct req {
@@ -247,6 +249,7 @@ int main(int argc, char **argv)
 		{ "interval-ms", required_argument, NULL, 'i' },
 		{ "host-prefix", required_argument, NULL, 'p' },
 		{ "gzip", no_argument, NULL, 'z' },
+		{ "dump", no_argument, NULL, 'D' },
 		{ 0 },
 	};
 	struct opts o = { .url = "http://127.0.0.1:8080",
@@ -305,9 +308,12 @@ int main(int argc, char **argv)
 		case 'z':
 			o.gzip = 1;
 			break;
+		case 'D':
+			o.dump = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: loadgen --url URL [--rate N --duration S --hosts N --concurrency N | "
-					"--burst N --rounds N | --get PATH --repeat N] [--gzip]\n");
+					"--burst N --rounds N | --get PATH --repeat N] [--gzip] | --dump\n");
 			return 2;
 		}
 	}
@@ -334,7 +340,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	rc = o.get ? run_get(&o) : run_ingest(&o);
+	if (o.dump) {
+		size_t len;
+		char *body = bench_body(o.host_prefix, 1, 1, o.start_ms, o.interval_ms, tails[0], &len);
+
+		rc = !body || fwrite(body, 1, len, stdout) != len;
+		free(body);
+	} else {
+		rc = o.get ? run_get(&o) : run_ingest(&o);
+	}
 	for (int i = 0; i < TAILS; i++) {
 		free(tails[i]);
 		free(gz_tails[i].raw);

@@ -30,24 +30,25 @@ bench_server_start() {
 }
 
 # Usage: bench_baseline_build REV DIR TARGET...
-# Builds TARGETs of git revision REV of this checkout (Release) under DIR, once:
-# a later call with the same REV and DIR reuses it. Prints the build folder.
-# The baseline for issue 18's figures is the first commit the Release build
-# compiles on (SCHEDIO_BASELINE overrides), so "before" and "after" are built
-# alike and measured in the same run.
+# Builds TARGETs of git revision REV of this checkout (Release) under DIR: the
+# source is extracted and configured once, later calls only build what is
+# missing. Prints the build folder. The baseline for issue 18's figures is the
+# first commit the Release build compiles on (SCHEDIO_BASELINE overrides), so
+# "before" and "after" are built alike and measured in the same run.
 bench_baseline_build() {
 	local rev=$1 dir=$2 src
 	shift 2
 	src=$dir/src-$rev
-	if [ ! -f "$dir/build-$rev/.built" ]; then
+	if [ ! -f "$dir/build-$rev/.configured" ]; then
 		rm -rf "$src" "$dir/build-$rev"
 		mkdir -p "$src"
 		git -C "$SCHEDIO_SOURCE" archive "$rev" | tar -x -C "$src"
-		cmake -S "$src" -B "$dir/build-$rev" -DCMAKE_BUILD_TYPE=Release >"$dir/build-$rev.log" 2>&1 &&
-			cmake --build "$dir/build-$rev" -j "$(nproc)" --target "$@" >>"$dir/build-$rev.log" 2>&1 ||
-			{ echo "bench: baseline $rev did not build, see $dir/build-$rev.log" >&2; return 1; }
-		touch "$dir/build-$rev/.built"
+		cmake -S "$src" -B "$dir/build-$rev" -DCMAKE_BUILD_TYPE=Release >"$dir/build-$rev.log" 2>&1 ||
+			{ echo "bench: baseline $rev did not configure, see $dir/build-$rev.log" >&2; return 1; }
+		touch "$dir/build-$rev/.configured"
 	fi
+	cmake --build "$dir/build-$rev" -j "$(nproc)" --target "$@" >>"$dir/build-$rev.log" 2>&1 ||
+		{ echo "bench: baseline $rev did not build, see $dir/build-$rev.log" >&2; return 1; }
 	echo "$dir/build-$rev"
 }
 
