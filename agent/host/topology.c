@@ -64,6 +64,13 @@ static int add_cpu(struct topology *t, const char *cpu_root, unsigned cpu)
 	return 0;
 }
 
+const char *topology_cpu_root(void)
+{
+	const char *root = getenv("SCHEDIO_CPU_ROOT");
+
+	return root && *root ? root : "/sys/devices/system/cpu";
+}
+
 int topology_read(const char *cpu_root, struct topology *t)
 {
 	struct dirent *de;
@@ -134,7 +141,7 @@ static int topology_collect(void *state, cJSON *report)
 	if (!host)
 		return -EINVAL;
 	/* Re-read every interval: CPU hotplug changes the domains. */
-	err = topology_read("/sys/devices/system/cpu", &t);
+	err = topology_read(topology_cpu_root(), &t);
 	if (err)
 		return err;
 	err = topology_to_json(&t, host);

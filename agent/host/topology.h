@@ -22,7 +22,10 @@ struct topology {
 	size_t nl3;
 };
 
-/* Reads the L3 domains under cpu_root (normally /sys/devices/system/cpu); 0 or -errno. */
+/* Where the agent reads CPU topology: /sys/devices/system/cpu, or the folder in the
+ * environment's SCHEDIO_CPU_ROOT (tests give a topology on machines whose sysfs has no caches). */
+const char *topology_cpu_root(void);
+/* Reads the L3 domains under cpu_root (normally topology_cpu_root()); 0 or -errno. */
 int topology_read(const char *cpu_root, struct topology *t);
 /* Adds "l3_domains": [{cpus: [...], size_kb}] to host; 0 or -ENOMEM. */
 int topology_to_json(const struct topology *t, cJSON *host);

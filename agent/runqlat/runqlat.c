@@ -68,7 +68,6 @@
 
 #define DEFAULT_BTF "/sys/kernel/btf/vmlinux"
 #define PID_STATE_ENTRIES 65536
-#define CPU_ROOT "/sys/devices/system/cpu"
 #define MAX_L3_DOMAINS 4096 /* runqlat.l3_domains holds at most this many */
 
 struct slot_ref {
@@ -187,10 +186,10 @@ static int l3_fill(struct runqlat_probe *rq, struct runqlat *skel)
 /* Reads the L3 domains to track; without any (or one too large) nothing is tracked. */
 static void l3_setup(struct runqlat_probe *rq)
 {
-	int err = topology_read(CPU_ROOT, &rq->topo);
+	int err = topology_read(topology_cpu_root(), &rq->topo);
 
 	if (err) {
-		log_warn("runqlat: cannot read the L3 domains under %s (%s): no idle-sibling time", CPU_ROOT,
+		log_warn("runqlat: cannot read the L3 domains under %s (%s): no idle-sibling time", topology_cpu_root(),
 			 strerror(-err));
 		memset(&rq->topo, 0, sizeof(rq->topo));
 		return;
@@ -687,7 +686,7 @@ static int add_l3(struct runqlat_probe *rq, cJSON *sec)
 
 	if (!rq->l3)
 		return 0;
-	err = topology_read(CPU_ROOT, &t);
+	err = topology_read(topology_cpu_root(), &t);
 	if (err)
 		return 0; /* host.l3_domains fails alike: no domains to report against */
 	if (t.nl3 > MAX_L3_DOMAINS) {
