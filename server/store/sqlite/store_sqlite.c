@@ -26,7 +26,10 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	[STORE_SQLITE_SAVEPOINT] = "SAVEPOINT report",
 	[STORE_SQLITE_RELEASE] = "RELEASE report",
 	[STORE_SQLITE_ROLLBACK_TO] = "ROLLBACK TO report",
-	[STORE_SQLITE_HOST_ID] = "SELECT id FROM hosts WHERE machine_id = ?",
+	/* The host's id, its agent's incarnation and seq, and whether it has label spans: one read per report. */
+	[STORE_SQLITE_HOST_ID] =
+	    "SELECT id, agent_incarnation, agent_seq, "
+	    "EXISTS (SELECT 1 FROM label_spans WHERE host_id = hosts.id) FROM hosts WHERE machine_id = ?",
 	[STORE_SQLITE_HOST_INSERT] =
 	    "INSERT INTO hosts (machine_id, hostname, first_seen_ms, last_start_ms, last_end_ms) "
 	    "VALUES (?, ?, ?, -1, -1)",
@@ -42,7 +45,6 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	    "host_hist, series, iocost, dropped, incarnation, health) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
 	    "ON CONFLICT (host_id, incarnation, seq) DO NOTHING",
 	[STORE_SQLITE_DIRTY_INSERT] = "INSERT OR IGNORE INTO rollup_dirty (host_id, t) VALUES (?, ?)",
-	[STORE_SQLITE_AGENT_GET] = "SELECT agent_incarnation, agent_seq FROM hosts WHERE id = ?",
 	/* ?3: the seq this incarnation has reached; ?4: a restart's time, or NULL. */
 	[STORE_SQLITE_AGENT_PUT] = "UPDATE hosts SET agent_incarnation = ?2, agent_seq = ?3, "
 				   "agent_restarted_ms = coalesce(?4, agent_restarted_ms) WHERE id = ?1",
@@ -150,15 +152,33 @@ static void bind_blob(sqlite3_stmt *st, int i, const void *p, size_t len, bool p
 		sqlite3_bind_null(st, i);
 }
 
-static int host_id(struct store_sqlite *s, const struct report *r, int64_t now_ms, int64_t *id)
+/* What put_one needs to know of a report's host before storing it. */
+struct host_row {
+	int64_t id;
+	bool agent_known; /* an incarnation was stored before */
+	char incarnation[REPORT_INCARNATION_LEN + 1];
+	int64_t agent_seq;
+	bool has_spans; /* the host has label spans */
+};
+
+/* Finds (or adds) r's host; 0 or -1. */
+static int host_row(struct store_sqlite *s, const struct report *r, int64_t now_ms, struct host_row *h)
 {
 	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_HOST_ID);
 	int rc;
 
+	memset(h, 0, sizeof(*h));
 	sqlite3_bind_text(st, 1, r->machine_id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(st, 0);
+		h->id = sqlite3_column_int64(st, 0);
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+			h->agent_known = true;
+			snprintf(h->incarnation, sizeof(h->incarnation), "%s",
+				 (const char *)sqlite3_column_text(st, 1));
+			h->agent_seq = sqlite3_column_int64(st, 2);
+		}
+		h->has_spans = sqlite3_column_int(st, 3) != 0;
 		sqlite3_reset(st);
 		return 0;
 	}
@@ -173,35 +193,22 @@ static int host_id(struct store_sqlite *s, const struct report *r, int64_t now_m
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return -1;
-	*id = sqlite3_last_insert_rowid(s->db);
+	h->id = sqlite3_last_insert_rowid(s->db);
 	return 0;
 }
 
 /* Moves the host's agent incarnation and seq on to stored report r's, noting a restart. */
-static int track_agent(struct store_sqlite *s, struct report *r, int64_t id, int64_t now_ms)
+static int track_agent(struct store_sqlite *s, struct report *r, const struct host_row *h, int64_t now_ms)
 {
-	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_AGENT_GET);
-	char old[REPORT_INCARNATION_LEN + 1] = "";
-	bool known = false, same;
-	int64_t old_seq = 0, seq = (int64_t)r->seq;
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_AGENT_PUT);
+	bool same = h->agent_known && strcmp(h->incarnation, r->incarnation) == 0;
+	int64_t seq = (int64_t)r->seq;
 	int rc;
 
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		known = true;
-		snprintf(old, sizeof(old), "%s", (const char *)sqlite3_column_text(st, 0));
-		old_seq = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return -1;
-	same = known && strcmp(old, r->incarnation) == 0;
-	st = store_sqlite_stmt(s, STORE_SQLITE_AGENT_PUT);
-	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 1, h->id);
 	sqlite3_bind_text(st, 2, r->incarnation, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, same && old_seq > seq ? old_seq : seq);
-	if (store_agent_restart(r, known ? old : NULL, old_seq))
+	sqlite3_bind_int64(st, 3, same && h->agent_seq > seq ? h->agent_seq : seq);
+	if (store_agent_restart(r, h->agent_known ? h->incarnation : NULL, h->agent_seq))
 		sqlite3_bind_int64(st, 4, now_ms);
 	else
 		sqlite3_bind_null(st, 4);
@@ -211,12 +218,16 @@ static int track_agent(struct store_sqlite *s, struct report *r, int64_t id, int
 }
 
 /* Records stored report r's labels in the host's label spans (schema/sqlite/0013). */
-static int track_labels(struct store_sqlite *s, const struct report *r, int64_t id)
+static int track_labels(struct store_sqlite *s, const struct report *r, const struct host_row *h)
 {
 	const char *labels = r->labels ? r->labels : "";
-	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_LABEL_EXTEND);
+	sqlite3_stmt *st;
+	int64_t id = h->id;
 	int rc;
 
+	if (!*labels && !h->has_spans)
+		return 0; /* a host that never had labels gets no span (LABEL_START's own rule) */
+	st = store_sqlite_stmt(s, STORE_SQLITE_LABEL_EXTEND);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, r->start_ms);
 	sqlite3_bind_text(st, 3, labels, -1, SQLITE_STATIC);
@@ -238,11 +249,13 @@ static int track_labels(struct store_sqlite *s, const struct report *r, int64_t 
 /* Stores one report inside the open transaction; the caller wraps it in a savepoint. */
 static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int64_t minute_mark, int *result)
 {
+	struct host_row h;
 	sqlite3_stmt *st;
 	int64_t id;
 
-	if (host_id(s, r, now_ms, &id))
+	if (host_row(s, r, now_ms, &h))
 		return -1;
+	id = h.id;
 	st = store_sqlite_stmt(s, STORE_SQLITE_REPORT_INSERT);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, (int64_t)r->seq);
@@ -288,7 +301,7 @@ static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int
 	sqlite3_bind_int64(st, 12, r->end_ms);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return -1;
-	if (track_agent(s, r, id, now_ms) || track_labels(s, r, id))
+	if (track_agent(s, r, &h, now_ms) || track_labels(s, r, &h))
 		return -1;
 	if (r->start_ms - r->start_ms % STORE_MINUTE_MS < minute_mark) {
 		st = store_sqlite_stmt(s, STORE_SQLITE_DIRTY_INSERT);
