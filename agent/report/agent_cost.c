@@ -293,6 +293,11 @@ static bool sampler_wait(struct agent_cost *ac, uint64_t deadline_ns)
 	return ac->stop;
 }
 
+static uint64_t midpoint(uint64_t a, uint64_t b)
+{
+	return a + (b - a) / 2;
+}
+
 /* Holds the run-time statistics on for sample_ns of every period_ns. */
 static void *sampler_main(void *arg)
 {
@@ -306,6 +311,7 @@ static void *sampler_main(void *arg)
 		pthread_cond_wait(&ac->wake, &ac->lock);
 	next = ac->epoch_ns + (ac->sample_ns < ac->period_ns ? (ac->period_ns - ac->sample_ns) / 2 : 0);
 	while (!sampler_wait(ac, next)) {
+		uint64_t asked = clock_ns(CLOCK_MONOTONIC);
 		int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		uint64_t now;
 
@@ -314,11 +320,15 @@ static void *sampler_main(void *arg)
 				 strerror(-fd));
 			break;
 		}
-		ac->on_since = clock_ns(CLOCK_MONOTONIC);
+		/* Turning the statistics on or off patches the kernel's text (a static key): a few ms each
+		 * way, more on a busy machine, with the switch somewhere inside. The window is timed from
+		 * the middle of one call to the middle of the other. */
+		ac->on_since = midpoint(asked, clock_ns(CLOCK_MONOTONIC));
 		/* A window opened late (the thread waited for a CPU) still lasts sample_ns. */
 		sampler_wait(ac, ac->sample_ns >= ac->period_ns ? UINT64_MAX : ac->on_since + ac->sample_ns);
+		asked = clock_ns(CLOCK_MONOTONIC);
 		close(fd);
-		now = clock_ns(CLOCK_MONOTONIC);
+		now = midpoint(asked, clock_ns(CLOCK_MONOTONIC));
 		ac->on_ns += now - ac->on_since;
 		ac->on_since = 0;
 		next += ac->period_ns;

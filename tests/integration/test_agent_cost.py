@@ -296,7 +296,9 @@ class AgentCostTest(unittest.TestCase):
             # Bounded: the sampler may switch the statistics off late on a loaded machine (36 ms seen
             # under a full test run beside builds); sampled_ns is measured, so the counts stay right.
             self.assertLessEqual(sampled, SAMPLE_MS * 1.2e6)
-            if max(lags) > margin_ms or abs(sampled - SAMPLE_MS * 1e6) > 10e6 or others:
+            # A window a few ms long or short is still wholly inside the interval (margin_ms); one
+            # off by more than 25 ms says the sampler waited for a CPU, so the interval is left out.
+            if max(lags) > margin_ms or abs(sampled - SAMPLE_MS * 1e6) > 25e6 or others:
                 print(f"interval left out: reads {lags[0]:.0f} and {lags[1]:.0f} ms after its ends, "
                       f"sampled {sampled / 1e6:.1f} ms, statistics on by another process: {others}")
                 continue
