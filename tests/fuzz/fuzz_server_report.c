@@ -5,7 +5,9 @@
  * host), the issue-17 health and exits (valid JSON, counted into the
  * /metrics counters as ingest does, and so is the host histogram), host.labels (its canonical text reads
  * back as the valid labels it was made of), and the raw bytes as a stored blob (a
- * corrupt database row must decode to an error, never a crash). */
+ * corrupt database row must decode to an error, never a crash; one that decodes,
+ * in either blob version and either packing, must come back the same when
+ * encoded again in the current one, as a rollup re-encodes what it merged). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,53 @@ static void check_labels(const char *text)
 	if (n == 0 || n > LABELS_MAX)
 		abort();
 	cJSON_Delete(o);
+}
+
+/* A decoded set encoded again (and packed) decodes to the same non-empty series. */
+static void check_runqlat_reencodes(const struct runqlat_set *s)
+{
+	struct runqlat_set back = { 0 };
+	struct blob b = { 0 };
+	size_t k = 0;
+
+	runqlat_set_encode(s, &b);
+	if (b.oom || blob_pack(&b) || runqlat_set_add_blob(&back, b.p, b.len, NULL, NULL))
+		abort();
+	for (size_t i = 0; i < s->n; i++) {
+		const struct hist *a = &s->v[i]->hist, *c;
+
+		if (a->count == 0 && hist_total(a->buckets) == 0)
+			continue;
+		if (k >= back.n || back.v[k]->kind != s->v[i]->kind || strcmp(back.v[k]->key, s->v[i]->key) != 0)
+			abort();
+		c = &back.v[k++]->hist;
+		if (c->count != a->count || c->sum_ns != a->sum_ns || c->max_ns != a->max_ns ||
+		    memcmp(c->buckets, a->buckets, sizeof(a->buckets)) != 0)
+			abort();
+	}
+	if (k != back.n)
+		abort();
+	runqlat_set_free(&back);
+	blob_free(&b);
+}
+
+/* The same for iocost rows: every row, every field's samples and sum. */
+static void check_iocost_reencodes(const struct iocost_set *s)
+{
+	struct iocost_set back = { 0 };
+	struct blob b = { 0 };
+
+	iocost_set_encode(s, &b);
+	if (b.oom || blob_pack(&b) || iocost_set_add_blob(&back, b.p, b.len) || back.n != s->n)
+		abort();
+	for (size_t i = 0; i < s->n; i++)
+		if (back.v[i]->kind != s->v[i]->kind || strcmp(back.v[i]->dev, s->v[i]->dev) != 0 ||
+		    strcmp(back.v[i]->path, s->v[i]->path) != 0 ||
+		    memcmp(back.v[i]->sum, s->v[i]->sum, sizeof(s->v[i]->sum)) != 0 ||
+		    memcmp(back.v[i]->n, s->v[i]->n, sizeof(s->v[i]->n)) != 0)
+			abort();
+	iocost_set_free(&back);
+	blob_free(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -96,9 +145,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		health_stats_reset();
 	}
 	report_free(&rep);
-	runqlat_set_add_blob(&rs, data, size, NULL, NULL);
+	if (runqlat_set_add_blob(&rs, data, size, NULL, NULL) == 0)
+		check_runqlat_reencodes(&rs);
 	runqlat_set_add_sched(&split, data, size, "fair");
-	iocost_set_add_blob(&io, data, size);
+	if (iocost_set_add_blob(&io, data, size) == 0)
+		check_iocost_reencodes(&io);
 	runqlat_set_free(&rs);
 	runqlat_set_free(&split);
 	iocost_set_free(&io);
