@@ -273,6 +273,12 @@ int blob_pack(struct blob *b)
 	ZSTD_CCtx *cctx;
 	size_t bound, n;
 
+	if (b->finish) {
+		void (*finish)(struct blob *) = b->finish;
+
+		b->finish = NULL;
+		finish(b);
+	}
 	blob_join(b);
 	if (b->oom)
 		return -ENOMEM;

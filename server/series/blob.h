@@ -13,6 +13,9 @@ struct blob {
 	bool oom;         /* sticky: set when a write could not grow the buffer */
 	struct blob *aux; /* a second section written beside the first (blob_aux), until blob_join */
 	size_t split;     /* after blob_join: where the second section starts (0: one section) */
+	/* Set by an encoder whose blob is complete as written but packs better laid
+	 * out otherwise: blob_pack calls it first (once) to rewrite b. */
+	void (*finish)(struct blob *b);
 };
 
 /* A read cursor over encoded bytes; bad is sticky once a read runs past the end. */
@@ -67,8 +70,9 @@ bool blob_split(const uint8_t *p, size_t len, size_t *first, size_t *second);
 #define BLOB_PACK_MIN 32
 #define BLOB_UNPACK_MAX (64u << 20)
 
-/* Joins b's sections (blob_join), then replaces b's bytes by their packed form when that is
- * smaller (a packed blob stays as it is); returns 0 or -ENOMEM. */
+/* Lets b's encoder lay it out for packing (b->finish), joins its sections (blob_join), then
+ * replaces b's bytes by their packed form when that is smaller (a packed blob stays as it is);
+ * returns 0 or -ENOMEM. */
 int blob_pack(struct blob *b);
 /* The plain bytes of a stored blob: *out points into p, or into *scratch
  * (malloc'd, free it) for a packed one. Returns 0 or -EINVAL for a bad pack. */

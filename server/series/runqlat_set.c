@@ -4,9 +4,13 @@
  * as it nearly always is), sum, max, the number of non-zero buckets, and the
  * buckets as runs of neighbours: (gap since the previous run's end, length,
  * the run's counts), all varints. A realistic histogram of ~60 neighbouring
- * buckets is then its counts and a few bytes, and blob_pack's entropy coding
- * takes the counts near their entropy. Version 1 (before issue 18: every
- * bucket an (index gap, count) pair, the count stored) is still read. */
+ * buckets is then its counts and a few bytes.
+ *
+ * Packed, a blob is rewritten first as version 3: the same with every run's
+ * counts moved to a second section (blob_join), so zstd codes the counts as a
+ * block of their own, near their entropy, instead of with code lengths
+ * diluted by the keys and totals between them. Version 1 (before issue 18:
+ * every bucket an (index gap, count) pair, the count stored) is still read. */
 #include "server/series/runqlat_set.h"
 
 #include <errno.h>
@@ -16,7 +20,8 @@
 #include "common/hist_json.h"
 
 #define RUNQLAT_BLOB_V1 1
-#define RUNQLAT_BLOB_VERSION 2
+#define RUNQLAT_BLOB_VERSION 2   /* as encoded: counts inline */
+#define RUNQLAT_BLOB_SECTIONED 3 /* as packed: counts in the second section */
 
 struct runqlat_hist *runqlat_set_get(struct runqlat_set *s, uint8_t kind, const char *key, size_t keylen)
 {
@@ -54,22 +59,21 @@ void runqlat_hist_add(struct runqlat_hist *dst, const struct runqlat_hist *src)
 	hist_merge(&dst->hist, &src->hist);
 }
 
+static void rq_sectionize(struct blob *b);
+
 void runqlat_set_encode_begin(struct blob *out, size_t nseries)
 {
 	blob_put_u64(out, RUNQLAT_BLOB_VERSION);
 	blob_put_u64(out, nseries);
-	blob_aux(out); /* the counts' section: there even when no series has buckets */
+	out->finish = rq_sectionize;
 }
 
 void runqlat_set_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count,
 			       uint64_t sum_ns, uint64_t max_ns, const uint16_t *idx, const uint64_t *cnt, size_t nb)
 {
-	struct blob *counts = blob_aux(out);
 	uint64_t total = 0;
 	size_t next = 0; /* the index after the previous run */
 
-	if (!counts)
-		return;
 	for (size_t i = 0; i < nb; i++)
 		total += cnt[i];
 	blob_put_u64(out, kind);
@@ -84,7 +88,7 @@ void runqlat_set_encode_series(struct blob *out, uint8_t kind, const char *key, 
 		blob_put_u64(out, idx[i] - next);
 		blob_put_u64(out, end - i);
 		for (size_t k = i; k < end; k++)
-			blob_put_u64(counts, cnt[k]);
+			blob_put_u64(out, cnt[k]);
 		next = (size_t)idx[end - 1] + 1;
 	}
 }
@@ -119,7 +123,6 @@ void runqlat_set_encode(const struct runqlat_set *s, struct blob *out)
 	for (size_t i = 0; i < s->n; i++)
 		if (!hist_empty(s->v[i]))
 			encode_hist(out, s->v[i]);
-	blob_join(out);
 }
 
 /* Reads one varint as blob_get_u64 does (at most 10 bytes, the bits past 64
@@ -147,6 +150,55 @@ static inline bool get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v
 		}
 	}
 	return false;
+}
+
+/* blob_pack's rewrite of a version 2 blob as version 3: each run's counts
+ * moved to the second section. The bytes are this file's own, just encoded;
+ * should they not walk, the blob is left as it is (version 2 reads as well). */
+static void rq_sectionize(struct blob *b)
+{
+	struct blob out = { 0 }, *counts;
+	struct blob_reader r;
+	uint64_t n;
+
+	blob_reader_init(&r, b->p, b->len);
+	if (blob_get_u64(&r) != RUNQLAT_BLOB_VERSION || b->oom)
+		return;
+	n = blob_get_u64(&r);
+	counts = blob_aux(&out);
+	blob_put_u64(&out, RUNQLAT_BLOB_SECTIONED);
+	blob_put_u64(&out, n);
+	for (uint64_t i = 0; i < n && !r.bad; i++) {
+		size_t keylen;
+		const char *key;
+		uint64_t nb;
+
+		blob_put_u64(&out, blob_get_u64(&r)); /* kind */
+		key = blob_get_str(&r, &keylen);
+		blob_put_str(&out, key, keylen);
+		for (int k = 0; k < 3; k++) /* count (zigzag), sum, max */
+			blob_put_u64(&out, blob_get_u64(&r));
+		nb = blob_get_u64(&r);
+		blob_put_u64(&out, nb);
+		while (nb > 0 && !r.bad) {
+			uint64_t gap = blob_get_u64(&r), len = blob_get_u64(&r);
+
+			if (len == 0 || len > nb)
+				r.bad = true;
+			blob_put_u64(&out, gap);
+			blob_put_u64(&out, len);
+			nb -= r.bad ? nb : len;
+			for (; len > 0 && !r.bad && counts; len--)
+				blob_put_u64(counts, blob_get_u64(&r));
+		}
+	}
+	blob_join(&out);
+	if (r.bad || r.p != r.end || out.oom) {
+		blob_free(&out);
+		return;
+	}
+	blob_free(b);
+	*b = out;
 }
 
 typedef struct runqlat_hist *(*rq_target_fn)(void *ctx, uint8_t kind, const char *key, size_t keylen);
@@ -221,13 +273,13 @@ static int rq_walk(const void *p, size_t len, runqlat_filter_fn want, void *arg,
 		return rc;
 	blob_reader_init(&r, plain, plen);
 	version = blob_get_u64(&r);
-	if (version == RUNQLAT_BLOB_VERSION) {
+	if (version == RUNQLAT_BLOB_SECTIONED) {
 		/* the series in the first section, their counts in the second */
 		if (!blob_split(plain, plen, &first, &second) || first < (size_t)(r.p - plain))
 			goto bad;
 		r.end = plain + first;
 		blob_reader_init(&cr, plain + first, second);
-	} else if (version != RUNQLAT_BLOB_V1) {
+	} else if (version != RUNQLAT_BLOB_V1 && version != RUNQLAT_BLOB_VERSION) {
 		goto bad;
 	}
 	n = blob_get_u64(&r);
@@ -249,14 +301,16 @@ static int rq_walk(const void *p, size_t len, runqlat_filter_fn want, void *arg,
 				goto out;
 			}
 		}
-		if (version == RUNQLAT_BLOB_V1 ? !walk_buckets_v1(&r, nb, h) : !walk_buckets_v2(&r, &cr, nb, h, &total))
+		if (version == RUNQLAT_BLOB_V1        ? !walk_buckets_v1(&r, nb, h)
+		    : version == RUNQLAT_BLOB_VERSION ? !walk_buckets_v2(&r, &r, nb, h, &total)
+						      : !walk_buckets_v2(&r, &cr, nb, h, &total))
 			goto bad;
-		/* version 2 stores the count as its difference to the buckets' total (wrapping) */
+		/* versions 2 and 3 store the count as its difference to the buckets' total (wrapping) */
 		if (h)
 			hist_add_totals(&h->hist, count + total, sum, max);
 	}
-	/* version 2 has nothing after its series: a blob that does is not one this wrote */
-	rc = r.bad || (version == RUNQLAT_BLOB_VERSION && (r.p != r.end || cr.p != cr.end)) ? -EINVAL : 0;
+	/* versions 2 and 3 have nothing after their series: a blob that does is not one this wrote */
+	rc = r.bad || (version != RUNQLAT_BLOB_V1 && (r.p != r.end || cr.p != cr.end)) ? -EINVAL : 0;
 	goto out;
 bad:
 	rc = -EINVAL;
@@ -346,7 +400,6 @@ void runqlat_set_encode_host_hist(struct blob *out, const struct runqlat_hist *h
 	for (size_t i = 0; live && i < sched->n; i++)
 		if (sched->v[i]->kind == RUNQLAT_SCHED && !hist_empty(sched->v[i]))
 			encode_hist(out, sched->v[i]);
-	blob_join(out);
 }
 
 void runqlat_set_free(struct runqlat_set *s)

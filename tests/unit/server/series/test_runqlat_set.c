@@ -266,6 +266,21 @@ static void test_runqlat_set_reads_blob_written_before_issue_18(void **state)
 }
 
 /* The count is stored as its difference to the buckets' total: any count comes back, not just their sum. */
+static void check_count_blob(const struct blob *b, uint64_t count, const uint16_t *idx, const uint64_t *cnt)
+{
+	struct runqlat_set s = { 0 };
+
+	assert_int_equal(runqlat_set_add_blob(&s, b->p, b->len, NULL, NULL), 0);
+	assert_int_equal(s.n, 1);
+	assert_true(s.v[0]->hist.count == count);
+	assert_int_equal(s.v[0]->hist.sum_ns, 5);
+	assert_int_equal(s.v[0]->hist.max_ns, 6);
+	for (size_t k = 0; k < 5; k++)
+		assert_int_equal(s.v[0]->hist.buckets[idx[k]], cnt[k]);
+	assert_int_equal(hist_total(s.v[0]->hist.buckets), 7);
+	runqlat_set_free(&s);
+}
+
 static void test_runqlat_set_count_apart_from_bucket_total_round_trips(void **state)
 {
 	static const uint64_t counts[] = { 0, 1, 6, 7, 8, UINT64_MAX };
@@ -274,22 +289,17 @@ static void test_runqlat_set_count_apart_from_bucket_total_round_trips(void **st
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-		struct runqlat_set s = { 0 };
 		struct blob b = { 0 };
 
 		runqlat_set_encode_begin(&b, 1);
 		runqlat_set_encode_series(&b, RUNQLAT_CPU, "1", 1, counts[i], 5, 6, idx, cnt, 5);
+		/* complete as written (version 2), and again once laid out for packing (version 3) */
+		assert_int_equal(b.p[0], 2);
+		check_count_blob(&b, counts[i], idx, cnt);
 		assert_int_equal(blob_pack(&b), 0);
-		assert_int_equal(runqlat_set_add_blob(&s, b.p, b.len, NULL, NULL), 0);
-		assert_int_equal(s.n, 1);
-		assert_true(s.v[0]->hist.count == counts[i]);
-		assert_int_equal(s.v[0]->hist.sum_ns, 5);
-		assert_int_equal(s.v[0]->hist.max_ns, 6);
-		for (size_t k = 0; k < 5; k++)
-			assert_int_equal(s.v[0]->hist.buckets[idx[k]], cnt[k]);
-		assert_int_equal(hist_total(s.v[0]->hist.buckets), 7);
+		assert_int_equal(b.p[0], 3);
+		check_count_blob(&b, counts[i], idx, cnt);
 		blob_free(&b);
-		runqlat_set_free(&s);
 	}
 }
 
@@ -340,11 +350,11 @@ static void test_runqlat_set_streamed_report_packs_near_entropy(void **state)
 	runqlat_set_free(&s);
 }
 
-/* Version 2: runs past the last bucket, a trailer past the end, bytes left over are all refused. */
+/* Version 3 (as packed): runs past the last bucket, a trailer past the end, bytes left over are all refused. */
 static void test_runqlat_set_refuses_bad_runs_and_sections(void **state)
 {
-	/* version 2, 1 series, cgroup "/", count +0, sum 5, max 9, 2 buckets: run at 526 of 2 */
-	uint8_t buf[] = { 2, 1, RUNQLAT_CGROUP, 1, '/', 0, 5, 9, 2, 0x8e, 0x04, 2, 1, 1, 12, 0, 0, 0 };
+	/* version 3, 1 series, cgroup "/", count +0, sum 5, max 9, 2 buckets: run at 526 of 2, counts 1 1 */
+	uint8_t buf[] = { 3, 1, RUNQLAT_CGROUP, 1, '/', 0, 5, 9, 2, 0x8e, 0x04, 2, 1, 1, 12, 0, 0, 0 };
 	struct runqlat_hist h;
 
 	(void)state;
