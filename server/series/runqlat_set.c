@@ -188,8 +188,16 @@ static void rq_sectionize(struct blob *b)
 			blob_put_u64(&out, gap);
 			blob_put_u64(&out, len);
 			nb -= r.bad ? nb : len;
-			for (; len > 0 && !r.bad && counts; len--)
-				blob_put_u64(counts, blob_get_u64(&r));
+			/* the run's counts are len varints: copied as bytes, not decoded */
+			for (const uint8_t *q = r.p; len > 0 && !r.bad && counts; q++) {
+				if (q >= r.end) {
+					r.bad = true;
+				} else if (!(*q & 0x80) && --len == 0 && blob_reserve(counts, (size_t)(q + 1 - r.p))) {
+					memcpy(counts->p + counts->len, r.p, (size_t)(q + 1 - r.p));
+					counts->len += (size_t)(q + 1 - r.p);
+					r.p = q + 1;
+				}
+			}
 		}
 	}
 	blob_join(&out);
