@@ -53,7 +53,7 @@ void blob_free(struct blob *b);
  * blob_pack codes each section with its own statistics. */
 struct blob *blob_aux(struct blob *b);
 /* Appends the second section and a trailer of 4 bytes (little endian) holding where it starts:
- * first || second || u32(first's length). Does nothing when b has no second section or is packed. */
+ * first || second || u32(first's length). Does nothing when b has no second section. */
 void blob_join(struct blob *b);
 /* The two sections of a joined plain blob (after its version varint has been checked):
  * [p, p + *first) and [p + *first, p + *first + *second); false when the trailer is bad. */
