@@ -79,8 +79,10 @@ printf '%-44s %12s %12s\n' "  host_hist / series / iocost" "$hb/$sb/$ib" "$hn/$s
 
 eb=$("$work/blob_encode_bench.base")
 en=$("$rel/bench/blob_encode_bench")
-ub=$(echo "$eb" | sed 's/^encode_pack_us_per_report=\([0-9.]*\).*/\1/')
-un=$(echo "$en" | sed 's/^encode_pack_us_per_report=\([0-9.]*\).*/\1/')
+ub=${eb#encode_pack_us_per_report=}
+ub=${ub%% *}
+un=${en#encode_pack_us_per_report=}
+un=${un%% *}
 printf '%-44s %12s %12s %8.2f\n' "encode+pack CPU us per report (median of 9)" "$ub" "$un" "$(echo "$un / $ub" | bc -l)"
 echo "baseline: $eb"
 echo "this tree: $en"
@@ -108,6 +110,7 @@ answers() {
 	: >"$out"
 	: >"$out.status"
 	for u in "${urls[@]}"; do
+		# shellcheck disable=SC2154 # url: set by bench_server_start
 		curl -s -o "$out.one" -w '%{http_code}\n' "$url$u" >>"$out.status"
 		cat "$out.one" >>"$out"
 		echo >>"$out"
