@@ -11,7 +11,7 @@ packages=(
 	# build
 	build-essential cmake pkg-config clang clang-format llvm libclang-rt-14-dev
 	libbpf-dev bpftool libelf-dev liburing-dev
-	libmicrohttpd-dev libsqlite3-dev libcjson-dev libcurl4-gnutls-dev zlib1g-dev
+	libmicrohttpd-dev libsqlite3-dev libcjson-dev libcurl4-gnutls-dev zlib1g-dev libzstd-dev
 	libinih-dev libcmocka-dev nettle-dev libgnutls28-dev libpq-dev
 	# tests and tools they drive
 	python3 python3-jsonschema python3-yaml curl jq sqlite3 faketime procps iproute2 stress-ng openssl fio

@@ -10,7 +10,12 @@
 struct blob {
 	uint8_t *p;
 	size_t len, cap;
-	bool oom; /* sticky: set when a write could not grow the buffer */
+	bool oom;         /* sticky: set when a write could not grow the buffer */
+	struct blob *aux; /* a second section written beside the first (blob_aux), until blob_join */
+	size_t split;     /* after blob_join: where the second section starts (0: one section) */
+	/* Set by an encoder whose blob is complete as written but packs better laid
+	 * out otherwise: blob_pack calls it first (once) to rewrite b. */
+	void (*finish)(struct blob *b);
 };
 
 /* A read cursor over encoded bytes; bad is sticky once a read runs past the end. */
@@ -19,24 +24,55 @@ struct blob_reader {
 	bool bad;
 };
 
-/* Appends an unsigned varint. */
-void blob_put_u64(struct blob *b, uint64_t v);
+/* Makes room for more bytes past b->len; false (and b->oom) when out of memory. */
+bool blob_reserve(struct blob *b, size_t more);
+
+/* Appends an unsigned varint. Inline: encoding a report is a thousand of them. */
+static inline void blob_put_u64(struct blob *b, uint64_t v)
+{
+	uint8_t *o;
+
+	if (b->len + 10 > b->cap && !blob_reserve(b, 10))
+		return;
+	o = b->p + b->len;
+	while (v >= 0x80) {
+		*o++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*o++ = (uint8_t)v;
+	b->len = (size_t)(o - b->p);
+}
 /* Appends a signed varint (zigzag). */
 void blob_put_i64(struct blob *b, int64_t v);
 /* Appends a length-prefixed string (len bytes). */
 void blob_put_str(struct blob *b, const char *s, size_t len);
-/* Frees the buffer and resets it to empty. */
+/* Frees the buffer (and its second section) and resets it to empty. */
 void blob_free(struct blob *b);
+/* The second section of b, started empty on first use; NULL (and b->oom) when out of memory.
+ * Encoders keep bytes of one kind (say, histogram counts) apart from the rest this way, so
+ * blob_pack codes each section with its own statistics. */
+struct blob *blob_aux(struct blob *b);
+/* Appends the second section and a trailer of 4 bytes (little endian) holding where it starts:
+ * first || second || u32(first's length). Does nothing when b has no second section. */
+void blob_join(struct blob *b);
+/* The two sections of a joined plain blob (after its version varint has been checked):
+ * [p, p + *first) and [p + *first, p + *first + *second); false when the trailer is bad. */
+bool blob_split(const uint8_t *p, size_t len, size_t *first, size_t *second);
 
-/* Packing: an encoded blob of at least BLOB_PACK_MIN bytes is stored zlib
- * compressed behind the marker BLOB_PACKED and its plain length, when that
- * is smaller; readers unpack before decoding. Encodings start with a version
- * varint below BLOB_PACKED, so the first byte tells the two apart. */
+/* Packing: an encoded blob of at least BLOB_PACK_MIN bytes is stored zstd
+ * compressed behind the marker BLOB_PACKED_ZSTD and its plain length, when
+ * that is smaller; readers unpack before decoding. Rows written before issue
+ * 18 may be zlib compressed behind BLOB_PACKED, and still unpack. Encodings
+ * start with a version varint below both markers, so the first byte tells
+ * them apart. */
 #define BLOB_PACKED 0x7f
-#define BLOB_PACK_MIN 512
+#define BLOB_PACKED_ZSTD 0x7e
+#define BLOB_PACK_MIN 32
 #define BLOB_UNPACK_MAX (64u << 20)
 
-/* Replaces b's bytes by their packed form when that is smaller; returns 0 or -ENOMEM. */
+/* Lets b's encoder lay it out for packing (b->finish), joins its sections (blob_join), then
+ * replaces b's bytes by their packed form when that is smaller (a packed blob stays as it is);
+ * returns 0 or -ENOMEM. */
 int blob_pack(struct blob *b);
 /* The plain bytes of a stored blob: *out points into p, or into *scratch
  * (malloc'd, free it) for a packed one. Returns 0 or -EINVAL for a bad pack. */

@@ -1,7 +1,16 @@
-/* runqlat_set.c - see runqlat_set.h. The encoding: a version varint, the
- * series count, then per series kind, key, count, sum, max and the non-zero
- * buckets as (index gap, count) varint pairs. A realistic histogram of ~60
- * non-zero buckets takes about 2-3 bytes per bucket this way. */
+/* runqlat_set.c - see runqlat_set.h. The encoding (version 2): a version
+ * varint, the series count, then per series kind, key, count as its
+ * difference to the buckets' total (zigzag; 0 when the count is their sum,
+ * as it nearly always is), sum, max, the number of non-zero buckets, and the
+ * buckets as runs of neighbours: (gap since the previous run's end, length,
+ * the run's counts), all varints. A realistic histogram of ~60 neighbouring
+ * buckets is then its counts and a few bytes.
+ *
+ * Packed, a blob is rewritten first as version 3: the same with every run's
+ * counts moved to a second section (blob_join), so zstd codes the counts as a
+ * block of their own, near their entropy, instead of with code lengths
+ * diluted by the keys and totals between them. Version 1 (before issue 18:
+ * every bucket an (index gap, count) pair, the count stored) is still read. */
 #include "server/series/runqlat_set.h"
 
 #include <errno.h>
@@ -10,7 +19,9 @@
 
 #include "common/hist_json.h"
 
-#define RUNQLAT_BLOB_VERSION 1
+#define RUNQLAT_BLOB_V1 1
+#define RUNQLAT_BLOB_VERSION 2   /* as encoded: counts inline */
+#define RUNQLAT_BLOB_SECTIONED 3 /* as packed: counts in the second section */
 
 struct runqlat_hist *runqlat_set_get(struct runqlat_set *s, uint8_t kind, const char *key, size_t keylen)
 {
@@ -48,27 +59,37 @@ void runqlat_hist_add(struct runqlat_hist *dst, const struct runqlat_hist *src)
 	hist_merge(&dst->hist, &src->hist);
 }
 
+static void rq_sectionize(struct blob *b);
+
 void runqlat_set_encode_begin(struct blob *out, size_t nseries)
 {
 	blob_put_u64(out, RUNQLAT_BLOB_VERSION);
 	blob_put_u64(out, nseries);
+	out->finish = rq_sectionize;
 }
 
 void runqlat_set_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count,
 			       uint64_t sum_ns, uint64_t max_ns, const uint16_t *idx, const uint64_t *cnt, size_t nb)
 {
-	int64_t prev = -1;
+	uint64_t total = 0;
+	size_t next = 0; /* the index after the previous run */
 
+	for (size_t i = 0; i < nb; i++)
+		total += cnt[i];
 	blob_put_u64(out, kind);
 	blob_put_str(out, key, keylen);
-	blob_put_u64(out, count);
+	blob_put_i64(out, (int64_t)(count - total));
 	blob_put_u64(out, sum_ns);
 	blob_put_u64(out, max_ns);
 	blob_put_u64(out, nb);
-	for (size_t i = 0; i < nb; i++) {
-		blob_put_u64(out, (uint64_t)(idx[i] - prev - 1));
-		blob_put_u64(out, cnt[i]);
-		prev = idx[i];
+	for (size_t i = 0, end; i < nb; i = end) {
+		for (end = i + 1; end < nb && idx[end] == idx[end - 1] + 1;)
+			end++;
+		blob_put_u64(out, idx[i] - next);
+		blob_put_u64(out, end - i);
+		for (size_t k = i; k < end; k++)
+			blob_put_u64(out, cnt[k]);
+		next = (size_t)idx[end - 1] + 1;
 	}
 }
 
@@ -131,34 +152,153 @@ static inline bool get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v
 	return false;
 }
 
-/* Walks a blob; for each wanted series, target(kind, key) says where to add it. */
-static int rq_walk(const void *p, size_t len, runqlat_filter_fn want, void *arg,
-		   struct runqlat_hist *(*target)(void *ctx, uint8_t kind, const char *key, size_t keylen), void *ctx)
+/* blob_pack's rewrite of a version 2 blob as version 3: each run's counts
+ * moved to the second section. The bytes are this file's own, just encoded;
+ * should they not walk, the blob is left as it is (version 2 reads as well). */
+static void rq_sectionize(struct blob *b)
 {
+	struct blob out = { 0 }, *counts;
 	struct blob_reader r;
+	uint64_t n;
+
+	blob_reader_init(&r, b->p, b->len);
+	if (blob_get_u64(&r) != RUNQLAT_BLOB_VERSION || b->oom)
+		return;
+	n = blob_get_u64(&r);
+	counts = blob_aux(&out);
+	blob_put_u64(&out, RUNQLAT_BLOB_SECTIONED);
+	blob_put_u64(&out, n);
+	for (uint64_t i = 0; i < n && !r.bad; i++) {
+		size_t keylen;
+		const char *key;
+		uint64_t nb;
+
+		blob_put_u64(&out, blob_get_u64(&r)); /* kind */
+		key = blob_get_str(&r, &keylen);
+		blob_put_str(&out, key, keylen);
+		for (int k = 0; k < 3; k++) /* count (zigzag), sum, max */
+			blob_put_u64(&out, blob_get_u64(&r));
+		nb = blob_get_u64(&r);
+		blob_put_u64(&out, nb);
+		while (nb > 0 && !r.bad) {
+			uint64_t gap = blob_get_u64(&r), len = blob_get_u64(&r);
+
+			if (len == 0 || len > nb)
+				r.bad = true;
+			blob_put_u64(&out, gap);
+			blob_put_u64(&out, len);
+			nb -= r.bad ? nb : len;
+			/* the run's counts are len varints: copied as bytes, not decoded */
+			for (const uint8_t *q = r.p; len > 0 && !r.bad && counts; q++) {
+				if (q >= r.end) {
+					r.bad = true;
+				} else if (!(*q & 0x80) && --len == 0 && blob_reserve(counts, (size_t)(q + 1 - r.p))) {
+					memcpy(counts->p + counts->len, r.p, (size_t)(q + 1 - r.p));
+					counts->len += (size_t)(q + 1 - r.p);
+					r.p = q + 1;
+				}
+			}
+		}
+	}
+	blob_join(&out);
+	if (r.bad || r.p != r.end || out.oom) {
+		blob_free(&out);
+		return;
+	}
+	blob_free(b);
+	*b = out;
+}
+
+typedef struct runqlat_hist *(*rq_target_fn)(void *ctx, uint8_t kind, const char *key, size_t keylen);
+
+/* Adds the nb buckets of a version 1 series ((gap, count) pairs) into h (skips them when h is NULL). */
+static bool walk_buckets_v1(struct blob_reader *r, uint64_t nb, struct runqlat_hist *h)
+{
+	int64_t idx = -1;
+
+	for (uint64_t b = 0; b < nb; b++) {
+		uint64_t gap, c;
+
+		/* the usual bucket: a gap and a count of one byte each, well inside the histogram */
+		if (r->end - r->p >= 2 && (r->p[0] | r->p[1]) < 0x80 && idx + 1 + r->p[0] < HIST_BUCKETS) {
+			idx += 1 + r->p[0];
+			if (h)
+				h->hist.buckets[idx] += r->p[1];
+			r->p += 2;
+			continue;
+		}
+		if (!get_varint(&r->p, r->end, &gap) || !get_varint(&r->p, r->end, &c) || gap >= HIST_BUCKETS ||
+		    idx + 1 + (int64_t)gap >= HIST_BUCKETS)
+			return false;
+		idx += 1 + (int64_t)gap;
+		if (h)
+			h->hist.buckets[idx] += c;
+	}
+	return true;
+}
+
+/* Adds the nb buckets of a version 2 series (runs in r, their counts in cr) into h (or skips
+ * them); *total gets their sum. */
+static bool walk_buckets_v2(struct blob_reader *r, struct blob_reader *cr, uint64_t nb, struct runqlat_hist *h,
+			    uint64_t *total)
+{
+	uint64_t next = 0, sum = 0;
+
+	while (nb > 0) {
+		uint64_t gap, len, c;
+
+		if (!get_varint(&r->p, r->end, &gap) || !get_varint(&r->p, r->end, &len) || len == 0 || len > nb ||
+		    gap > HIST_BUCKETS || next + gap + len > HIST_BUCKETS)
+			return false;
+		next += gap;
+		nb -= len;
+		for (uint64_t *b = h ? &h->hist.buckets[next] : NULL; len > 0; len--, next++) {
+			if (cr->p < cr->end && *cr->p < 0x80)
+				c = *cr->p++;
+			else if (!get_varint(&cr->p, cr->end, &c))
+				return false;
+			sum += c;
+			if (b)
+				*b++ += c;
+		}
+	}
+	*total = sum;
+	return true;
+}
+
+/* Walks a blob; for each wanted series, target(kind, key) says where to add it. */
+static int rq_walk(const void *p, size_t len, runqlat_filter_fn want, void *arg, rq_target_fn target, void *ctx)
+{
+	struct blob_reader r, cr = { 0 };
 	const uint8_t *plain;
 	uint8_t *scratch;
-	size_t plen;
-	uint64_t n;
+	size_t plen, first, second;
+	uint64_t n, version;
 	int rc;
 
 	rc = blob_unpack(p, len, &plain, &plen, &scratch);
 	if (rc)
 		return rc;
 	blob_reader_init(&r, plain, plen);
-	if (blob_get_u64(&r) != RUNQLAT_BLOB_VERSION) {
-		free(scratch);
-		return -EINVAL;
+	version = blob_get_u64(&r);
+	if (version == RUNQLAT_BLOB_SECTIONED) {
+		/* the series in the first section, their counts in the second */
+		if (!blob_split(plain, plen, &first, &second) || first < (size_t)(r.p - plain))
+			goto bad;
+		r.end = plain + first;
+		blob_reader_init(&cr, plain + first, second);
+	} else if (version != RUNQLAT_BLOB_V1 && version != RUNQLAT_BLOB_VERSION) {
+		goto bad;
 	}
 	n = blob_get_u64(&r);
 	for (uint64_t i = 0; i < n && !r.bad; i++) {
 		uint8_t kind = (uint8_t)blob_get_u64(&r);
 		size_t keylen;
 		const char *key = blob_get_str(&r, &keylen);
-		uint64_t count = blob_get_u64(&r), sum = blob_get_u64(&r), max = blob_get_u64(&r);
-		uint64_t nb = blob_get_u64(&r);
+		uint64_t count = version == RUNQLAT_BLOB_V1 ? blob_get_u64(&r) : (uint64_t)blob_get_i64(&r);
+		uint64_t sum = blob_get_u64(&r), max = blob_get_u64(&r);
+		uint64_t nb = blob_get_u64(&r), total = 0;
 		struct runqlat_hist *h = NULL;
-		int64_t idx = -1;
 
 		if (r.bad || nb > HIST_BUCKETS)
 			goto bad;
@@ -168,28 +308,17 @@ static int rq_walk(const void *p, size_t len, runqlat_filter_fn want, void *arg,
 				rc = -ENOMEM;
 				goto out;
 			}
-			hist_add_totals(&h->hist, count, sum, max);
 		}
-		for (uint64_t b = 0; b < nb; b++) {
-			uint64_t gap, c;
-
-			/* the usual bucket: a gap and a count of one byte each, well inside the histogram */
-			if (r.end - r.p >= 2 && (r.p[0] | r.p[1]) < 0x80 && idx + 1 + r.p[0] < HIST_BUCKETS) {
-				idx += 1 + r.p[0];
-				if (h)
-					h->hist.buckets[idx] += r.p[1];
-				r.p += 2;
-				continue;
-			}
-			if (!get_varint(&r.p, r.end, &gap) || !get_varint(&r.p, r.end, &c) || gap >= HIST_BUCKETS ||
-			    idx + 1 + (int64_t)gap >= HIST_BUCKETS)
-				goto bad;
-			idx += 1 + (int64_t)gap;
-			if (h)
-				h->hist.buckets[idx] += c;
-		}
+		if (version == RUNQLAT_BLOB_V1        ? !walk_buckets_v1(&r, nb, h)
+		    : version == RUNQLAT_BLOB_VERSION ? !walk_buckets_v2(&r, &r, nb, h, &total)
+						      : !walk_buckets_v2(&r, &cr, nb, h, &total))
+			goto bad;
+		/* versions 2 and 3 store the count as its difference to the buckets' total (wrapping) */
+		if (h)
+			hist_add_totals(&h->hist, count + total, sum, max);
 	}
-	rc = r.bad ? -EINVAL : 0;
+	/* versions 2 and 3 have nothing after their series: a blob that does is not one this wrote */
+	rc = r.bad || (version != RUNQLAT_BLOB_V1 && (r.p != r.end || cr.p != cr.end)) ? -EINVAL : 0;
 	goto out;
 bad:
 	rc = -EINVAL;

@@ -39,7 +39,8 @@ typedef bool (*runqlat_filter_fn)(uint8_t kind, const char *key, size_t keylen, 
 struct runqlat_hist *runqlat_set_get(struct runqlat_set *s, uint8_t kind, const char *key, size_t keylen);
 /* Adds src into dst (counts, sums and buckets; max of maxima). */
 void runqlat_hist_add(struct runqlat_hist *dst, const struct runqlat_hist *src);
-/* Starts a blob of nseries series (each then added with runqlat_set_encode_series). */
+/* Starts a blob of nseries series (each then added with runqlat_set_encode_series); the blob
+ * decodes as written, and blob_pack lays it out for packing first. */
 void runqlat_set_encode_begin(struct blob *out, size_t nseries);
 /* Appends one series with its non-zero buckets idx[i] (ascending) holding cnt[i]. */
 void runqlat_set_encode_series(struct blob *out, uint8_t kind, const char *key, size_t keylen, uint64_t count,

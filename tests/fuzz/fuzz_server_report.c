@@ -5,9 +5,12 @@
  * host), the issue-17 health and exits (valid JSON, counted into the
  * /metrics counters as ingest does, and so is the host histogram), host.labels (its canonical text reads
  * back as the valid labels it was made of), and the raw bytes as a stored blob (a
- * corrupt database row must decode to an error, never a crash). Differential:
- * the same body parsed with histogram buckets read from their text (the
- * default) and through the general tree gives the same answer, byte for byte. */
+ * corrupt database row must decode to an error, never a crash; one that decodes,
+ * in either blob version and either packing, must come back the same when
+ * encoded again in the current one, as a rollup re-encodes what it merged).
+ * Differential: the same body parsed with histogram buckets read from their
+ * text (the default) and through the general tree gives the same answer,
+ * byte for byte. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -85,6 +88,86 @@ static void check_tree_path(const char *body, size_t size, int status, const cha
 	report_free(&b);
 }
 
+/* Sets whose keys are not distinct as C strings (a key with a NUL, kept up to the NUL) merge
+ * rows when decoded again, so they are not compared; nor are very large ones (the check is
+ * quadratic). */
+#define REENCODE_MAX_ROWS 256
+
+static bool runqlat_keys_distinct(const struct runqlat_set *s)
+{
+	if (s->n > REENCODE_MAX_ROWS)
+		return false;
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (s->v[i]->kind == s->v[j]->kind && strcmp(s->v[i]->key, s->v[j]->key) == 0)
+				return false;
+	return true;
+}
+
+static bool iocost_keys_distinct(const struct iocost_set *s)
+{
+	if (s->n > REENCODE_MAX_ROWS)
+		return false;
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (s->v[i]->kind == s->v[j]->kind && strcmp(s->v[i]->dev, s->v[j]->dev) == 0 &&
+			    strcmp(s->v[i]->path, s->v[j]->path) == 0)
+				return false;
+	return true;
+}
+
+/* A decoded set encoded again (and packed) decodes to the same non-empty series. */
+static void check_runqlat_reencodes(const struct runqlat_set *s)
+{
+	struct runqlat_set back = { 0 };
+	struct blob b = { 0 };
+	size_t k = 0;
+
+	if (!runqlat_keys_distinct(s))
+		return;
+
+	runqlat_set_encode(s, &b);
+	if (b.oom || blob_pack(&b) || runqlat_set_add_blob(&back, b.p, b.len, NULL, NULL))
+		abort();
+	for (size_t i = 0; i < s->n; i++) {
+		const struct hist *a = &s->v[i]->hist, *c;
+
+		if (a->count == 0 && hist_total(a->buckets) == 0)
+			continue;
+		if (k >= back.n || back.v[k]->kind != s->v[i]->kind || strcmp(back.v[k]->key, s->v[i]->key) != 0)
+			abort();
+		c = &back.v[k++]->hist;
+		if (c->count != a->count || c->sum_ns != a->sum_ns || c->max_ns != a->max_ns ||
+		    memcmp(c->buckets, a->buckets, sizeof(a->buckets)) != 0)
+			abort();
+	}
+	if (k != back.n)
+		abort();
+	runqlat_set_free(&back);
+	blob_free(&b);
+}
+
+/* The same for iocost rows: every row, every field's samples and sum. */
+static void check_iocost_reencodes(const struct iocost_set *s)
+{
+	struct iocost_set back = { 0 };
+	struct blob b = { 0 };
+
+	if (!iocost_keys_distinct(s))
+		return;
+	iocost_set_encode(s, &b);
+	if (b.oom || blob_pack(&b) || iocost_set_add_blob(&back, b.p, b.len) || back.n != s->n)
+		abort();
+	for (size_t i = 0; i < s->n; i++)
+		if (back.v[i]->kind != s->v[i]->kind || strcmp(back.v[i]->dev, s->v[i]->dev) != 0 ||
+		    strcmp(back.v[i]->path, s->v[i]->path) != 0 ||
+		    memcmp(back.v[i]->sum, s->v[i]->sum, sizeof(s->v[i]->sum)) != 0 ||
+		    memcmp(back.v[i]->n, s->v[i]->n, sizeof(s->v[i]->n)) != 0)
+			abort();
+	iocost_set_free(&back);
+	blob_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int status;
@@ -138,9 +221,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		health_stats_reset();
 	}
 	report_free(&rep);
-	runqlat_set_add_blob(&rs, data, size, NULL, NULL);
+	if (runqlat_set_add_blob(&rs, data, size, NULL, NULL) == 0)
+		check_runqlat_reencodes(&rs);
 	runqlat_set_add_sched(&split, data, size, "fair");
-	iocost_set_add_blob(&io, data, size);
+	if (iocost_set_add_blob(&io, data, size) == 0)
+		check_iocost_reencodes(&io);
 	runqlat_set_free(&rs);
 	runqlat_set_free(&split);
 	iocost_set_free(&io);

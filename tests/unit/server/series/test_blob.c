@@ -1,7 +1,8 @@
 /* test_blob.c - server/series/blob.c: varints and strings round-trip at their
  * boundaries with the exact LEB128 bytes, and readers never trust the bytes:
  * truncated or overlong varints, lengths past the end and corrupt packs all
- * end as a sticky "bad" (or -EINVAL), never a read past the input.
+ * end as a sticky "bad" (or -EINVAL), never a read past the input. Packs are
+ * zstd; the zlib packs of rows written before issue 18 still unpack.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,6 +14,8 @@
 #include <cmocka.h>
 
 #include "server/series/blob.h"
+
+#include <zlib.h>
 
 static void test_blob_u64_uses_leb128_bytes(void **state)
 {
@@ -218,7 +221,7 @@ static void test_blob_pack_round_trips_large_blob(void **state)
 	fill_compressible(&b, 4000);
 	fill_compressible(&plain, 4000);
 	assert_int_equal(blob_pack(&b), 0);
-	assert_int_equal(b.p[0], BLOB_PACKED);
+	assert_int_equal(b.p[0], BLOB_PACKED_ZSTD);
 	assert_true(b.len < plain.len / 4);
 	assert_int_equal(blob_unpack(b.p, b.len, &out, &outlen, &scratch), 0);
 	assert_non_null(scratch);
@@ -300,11 +303,11 @@ static void test_blob_unpack_rejects_corrupt_packs(void **state)
 
 	fill_compressible(&b, 4000);
 	assert_int_equal(blob_pack(&b), 0);
-	assert_int_equal(b.p[0], BLOB_PACKED);
+	assert_int_equal(b.p[0], BLOB_PACKED_ZSTD);
 	/* the compressed stream cut short */
 	assert_int_equal(blob_unpack(b.p, b.len - 5, &out, &outlen, &scratch), -EINVAL);
 	assert_null(scratch);
-	/* a plain length that does not match what inflates: 4000 is a0 1f, make it 4001 */
+	/* a plain length that does not match what decompresses: 4000 is a0 1f, make it 4001 */
 	assert_int_equal(b.p[1], 0xa0);
 	assert_int_equal(b.p[2], 0x1f);
 	b.p[1] = 0xa1;
@@ -318,6 +321,79 @@ static void test_blob_unpack_rejects_corrupt_packs(void **state)
 	assert_int_equal(blob_unpack(b.p, b.len, &out, &outlen, &scratch), -EINVAL);
 	assert_null(scratch);
 	blob_free(&b);
+}
+
+/* Rows written before issue 18 are zlib streams behind BLOB_PACKED: they still unpack. */
+static void test_blob_unpack_reads_old_zlib_packs(void **state)
+{
+	struct blob plain = { 0 }, old = { 0 };
+	uLongf zlen = compressBound(4000);
+	const uint8_t *out;
+	uint8_t *scratch;
+	size_t outlen;
+
+	(void)state;
+	fill_compressible(&plain, 4000);
+	blob_put_u64(&old, BLOB_PACKED);
+	blob_put_u64(&old, plain.len);
+	assert_true(blob_reserve(&old, zlen));
+	assert_int_equal(compress2(old.p + old.len, &zlen, plain.p, plain.len, 1), Z_OK);
+	old.len += zlen;
+	assert_int_equal(blob_unpack(old.p, old.len, &out, &outlen, &scratch), 0);
+	assert_int_equal(outlen, plain.len);
+	assert_memory_equal(out, plain.p, plain.len);
+	free(scratch);
+	/* packing an already packed blob leaves it as it is */
+	outlen = old.len;
+	assert_int_equal(blob_pack(&old), 0);
+	assert_int_equal(old.len, outlen);
+	assert_int_equal(old.p[0], BLOB_PACKED);
+	blob_free(&old);
+	blob_free(&plain);
+}
+
+/* Two sections join as first || second || u32 first-length, and pack and unpack as one blob. */
+static void test_blob_sections_join_split_and_pack(void **state)
+{
+	struct blob b = { 0 };
+	const uint8_t *out;
+	uint8_t *scratch;
+	size_t outlen, first, second;
+
+	(void)state;
+	blob_put_u64(&b, 2);
+	blob_put_str(&b, "key", 3);
+	for (int i = 0; i < 1000; i++)
+		blob_put_u64(blob_aux(&b), (uint64_t)(i * 7 % 20) + 1);
+	blob_join(&b);
+	assert_null(b.aux);
+	assert_int_equal(b.split, 5);
+	assert_int_equal(b.len, 5 + 1000 + 4);
+	assert_int_equal(b.p[b.len - 4], 5);
+	assert_int_equal(b.p[b.len - 1], 0);
+	assert_true(blob_split(b.p, b.len, &first, &second));
+	assert_int_equal(first, 5);
+	assert_int_equal(second, 1000);
+	assert_int_equal(b.p[first], 1);
+	/* a second join does nothing */
+	blob_join(&b);
+	assert_int_equal(b.len, 1009);
+	assert_int_equal(blob_pack(&b), 0);
+	assert_int_equal(b.p[0], BLOB_PACKED_ZSTD);
+	assert_true(b.len < 400);
+	assert_int_equal(blob_unpack(b.p, b.len, &out, &outlen, &scratch), 0);
+	assert_int_equal(outlen, 1009);
+	assert_true(blob_split(out, outlen, &first, &second));
+	assert_int_equal(first, 5);
+	assert_int_equal(out[first + 999], 999 * 7 % 20 + 1);
+	free(scratch);
+	blob_free(&b);
+
+	/* a trailer pointing past the end, or no room for one */
+	assert_false(blob_split((const uint8_t[]){ 1, 2, 9, 0, 0, 0 }, 6, &first, &second));
+	assert_false(blob_split((const uint8_t[]){ 0, 0, 0 }, 3, &first, &second));
+	assert_true(blob_split((const uint8_t[]){ 1, 2, 2, 0, 0, 0 }, 6, &first, &second));
+	assert_int_equal(second, 0);
 }
 
 int main(void)
@@ -335,6 +411,8 @@ int main(void)
 		cmocka_unit_test(test_blob_pack_leaves_small_and_incompressible_blobs),
 		cmocka_unit_test(test_blob_pack_reports_earlier_oom),
 		cmocka_unit_test(test_blob_unpack_rejects_corrupt_packs),
+		cmocka_unit_test(test_blob_unpack_reads_old_zlib_packs),
+		cmocka_unit_test(test_blob_sections_join_split_and_pack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

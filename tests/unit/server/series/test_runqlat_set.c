@@ -1,11 +1,13 @@
 /* test_runqlat_set.c - the stored histogram encoding (server/series/runqlat_set.c):
  * round trips exactly, merges by adding buckets, refuses corrupt blobs, and
- * keeps a host's split by scheduler apart from its whole-host series. */
+ * keeps a host's split by scheduler apart from its whole-host series; blobs
+ * written before issue 18 (version 1, zlib packed) still read. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -222,6 +224,162 @@ static void test_runqlat_set_sched_split_falls_back_to_row_group(void **state)
 	runqlat_set_free(&all);
 }
 
+/* Written by the encoder before issue 18 (version 1, zlib packed): a cgroup "/a" with buckets
+ * 100..399 holding i % 7 + 1, count their sum, sum_ns 12345, max_ns 999; CPU "0" with buckets
+ * 5 and 9 holding 3 and 4, count 8, sum_ns 700, max_ns 300. */
+static const uint8_t v1_series_zlib[] = {
+	0x7f, 0xf3, 0x04, 0x48, 0x0d, 0x63, 0x64, 0x62, 0x64, 0xd2, 0x4f, 0x5c, 0xcb, 0xb9, 0x33, 0xe1,
+	0x39, 0xfb, 0x1a, 0xa6, 0x14, 0x46, 0x06, 0x26, 0x06, 0x66, 0x06, 0x16, 0x06, 0x56, 0x06, 0x36,
+	0x06, 0x76, 0x86, 0x51, 0xde, 0x68, 0x48, 0x50, 0x25, 0x15, 0x30, 0x31, 0x1a, 0x70, 0xec, 0x61,
+	0x5d, 0xc3, 0xc4, 0xc4, 0xca, 0xcc, 0xcc, 0x02, 0x00, 0x5f, 0x8c, 0x0a, 0xce,
+};
+
+static void test_runqlat_set_reads_blob_written_before_issue_18(void **state)
+{
+	struct runqlat_set s = { 0 };
+	uint64_t total = 0;
+
+	(void)state;
+	assert_int_equal(v1_series_zlib[0], BLOB_PACKED);
+	assert_int_equal(runqlat_set_add_blob(&s, v1_series_zlib, sizeof(v1_series_zlib), NULL, NULL), 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.v[0]->key, "/a");
+	assert_int_equal(s.v[0]->kind, RUNQLAT_CGROUP);
+	for (uint32_t i = 0; i < HIST_BUCKETS; i++) {
+		uint64_t want = i >= 100 && i < 400 ? (i - 100) % 7 + 1 : 0;
+
+		assert_int_equal(s.v[0]->hist.buckets[i], want);
+		total += want;
+	}
+	assert_int_equal(s.v[0]->hist.count, total);
+	assert_int_equal(s.v[0]->hist.sum_ns, 12345);
+	assert_int_equal(s.v[0]->hist.max_ns, 999);
+	assert_string_equal(s.v[1]->key, "0");
+	assert_int_equal(s.v[1]->kind, RUNQLAT_CPU);
+	assert_int_equal(s.v[1]->hist.buckets[5], 3);
+	assert_int_equal(s.v[1]->hist.buckets[9], 4);
+	assert_int_equal(hist_total(s.v[1]->hist.buckets), 7);
+	assert_int_equal(s.v[1]->hist.count, 8);
+	assert_int_equal(s.v[1]->hist.sum_ns, 700);
+	assert_int_equal(s.v[1]->hist.max_ns, 300);
+	runqlat_set_free(&s);
+}
+
+/* The count is stored as its difference to the buckets' total: any count comes back, not just their sum. */
+static void check_count_blob(const struct blob *b, uint64_t count, const uint16_t *idx, const uint64_t *cnt)
+{
+	struct runqlat_set s = { 0 };
+
+	assert_int_equal(runqlat_set_add_blob(&s, b->p, b->len, NULL, NULL), 0);
+	assert_int_equal(s.n, 1);
+	assert_true(s.v[0]->hist.count == count);
+	assert_int_equal(s.v[0]->hist.sum_ns, 5);
+	assert_int_equal(s.v[0]->hist.max_ns, 6);
+	for (size_t k = 0; k < 5; k++)
+		assert_int_equal(s.v[0]->hist.buckets[idx[k]], cnt[k]);
+	assert_int_equal(hist_total(s.v[0]->hist.buckets), 7);
+	runqlat_set_free(&s);
+}
+
+static void test_runqlat_set_count_apart_from_bucket_total_round_trips(void **state)
+{
+	static const uint64_t counts[] = { 0, 1, 6, 7, 8, UINT64_MAX };
+	static const uint16_t idx[] = { 0, 1, 2, 40, HIST_BUCKETS - 1 };
+	static const uint64_t cnt[] = { 1, 0, 2, 3, 1 }; /* total 7; a zero count inside a run is kept */
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		struct blob b = { 0 };
+
+		runqlat_set_encode_begin(&b, 1);
+		runqlat_set_encode_series(&b, RUNQLAT_CPU, "1", 1, counts[i], 5, 6, idx, cnt, 5);
+		/* complete as written (version 2), and again once laid out for packing (version 3) */
+		assert_int_equal(b.p[0], 2);
+		check_count_blob(&b, counts[i], idx, cnt);
+		assert_int_equal(blob_pack(&b), 0);
+		assert_int_equal(b.p[0], 3);
+		check_count_blob(&b, counts[i], idx, cnt);
+		blob_free(&b);
+	}
+}
+
+/* A report's series blob as ingest writes it (22 histograms of 60 neighbouring buckets, counts
+ * 1..20) comes back exactly and packs near the counts' entropy (1320 counts of log2(20) bits: 713 B). */
+static void test_runqlat_set_streamed_report_packs_near_entropy(void **state)
+{
+	uint16_t idx[22][60];
+	uint64_t cnt[22][60], x = 12345;
+	struct runqlat_set s = { 0 };
+	struct blob b = { 0 };
+	char key[32];
+
+	(void)state;
+	runqlat_set_encode_begin(&b, 22);
+	for (int k = 0; k < 22; k++) {
+		uint64_t total = 0, start;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		start = 80 + (x >> 33) % 40;
+		for (int i = 0; i < 60; i++) {
+			idx[k][i] = (uint16_t)(start + (uint64_t)i);
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			cnt[k][i] = 1 + (x >> 33) % 20;
+			total += cnt[k][i];
+		}
+		snprintf(key, sizeof(key), "/system.slice/svc%d", k);
+		runqlat_set_encode_series(&b, RUNQLAT_CGROUP, key, strlen(key), total, total * 50000, 4000000, idx[k],
+					  cnt[k], 60);
+	}
+	assert_int_equal(blob_pack(&b), 0);
+	assert_int_equal(b.p[0], BLOB_PACKED_ZSTD);
+	assert_true(b.len < 1100);
+	assert_int_equal(runqlat_set_add_blob(&s, b.p, b.len, NULL, NULL), 0);
+	assert_int_equal(s.n, 22);
+	for (int k = 0; k < 22; k++) {
+		uint64_t total = 0;
+
+		for (int i = 0; i < 60; i++) {
+			assert_int_equal(s.v[k]->hist.buckets[idx[k][i]], cnt[k][i]);
+			total += cnt[k][i];
+		}
+		assert_int_equal(hist_total(s.v[k]->hist.buckets), total);
+		assert_int_equal(s.v[k]->hist.count, total);
+		assert_int_equal(s.v[k]->hist.sum_ns, total * 50000);
+	}
+	blob_free(&b);
+	runqlat_set_free(&s);
+}
+
+/* Version 3 (as packed): runs past the last bucket, a trailer past the end, bytes left over are all refused. */
+static void test_runqlat_set_refuses_bad_runs_and_sections(void **state)
+{
+	/* version 3, 1 series, cgroup "/", count +0, sum 5, max 9, 2 buckets: run at 526 of 2, counts 1 1 */
+	uint8_t buf[] = { 3, 1, RUNQLAT_CGROUP, 1, '/', 0, 5, 9, 2, 0x8e, 0x04, 2, 1, 1, 12, 0, 0, 0 };
+	struct runqlat_hist h;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, sizeof(buf), NULL, NULL), 0);
+	assert_int_equal(h.hist.buckets[HIST_BUCKETS - 2] + h.hist.buckets[HIST_BUCKETS - 1], 2);
+	assert_int_equal(h.hist.count, 2);
+	buf[9] = 0x8f; /* the run starts at 527: its second bucket is past the last */
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, sizeof(buf), NULL, NULL), -EINVAL);
+	buf[9] = 0x8e;
+	buf[11] = 0; /* a run of no buckets */
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, sizeof(buf), NULL, NULL), -EINVAL);
+	buf[11] = 3; /* a run longer than the buckets said */
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, sizeof(buf), NULL, NULL), -EINVAL);
+	buf[11] = 2;
+	buf[14] = 40; /* the trailer points past the end */
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, sizeof(buf), NULL, NULL), -EINVAL);
+	buf[14] = 11; /* the counts section starts inside the series: the run is cut short */
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, sizeof(buf), NULL, NULL), -EINVAL);
+	buf[14] = 12;
+	buf[8] = 1; /* one bucket in a run of one: the second count is left over */
+	buf[11] = 1;
+	assert_int_equal(runqlat_hist_add_blob(&h, buf, sizeof(buf), NULL, NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +389,10 @@ int main(void)
 		cmocka_unit_test(test_runqlat_set_bucket_varints_at_their_limits),
 		cmocka_unit_test(test_runqlat_set_sched_split_from_blob),
 		cmocka_unit_test(test_runqlat_set_sched_split_falls_back_to_row_group),
+		cmocka_unit_test(test_runqlat_set_reads_blob_written_before_issue_18),
+		cmocka_unit_test(test_runqlat_set_count_apart_from_bucket_total_round_trips),
+		cmocka_unit_test(test_runqlat_set_streamed_report_packs_near_entropy),
+		cmocka_unit_test(test_runqlat_set_refuses_bad_runs_and_sections),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
