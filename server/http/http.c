@@ -17,6 +17,14 @@
 #include "common/log.h"
 #include "server/http/route.h"
 
+static int64_t http_mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static void request_free(struct http_request *req)
 {
 	if (!req)
@@ -57,6 +65,9 @@ static int body_append(struct http_request *req, const char *data, size_t len)
 	return 0;
 }
 
+/* A restart takes a few seconds; come back then. */
+#define HTTP_RETRY_AFTER_SHUTDOWN_S 5
+
 /* Runs the route handler unless the server is draining. The count goes up
  * before the flag is read, so http_drain, which sets the flag and then waits
  * for a zero count, never returns while a handler can still reach the stores.
@@ -68,7 +79,8 @@ static enum MHD_Result dispatch(struct http_request *req)
 
 	atomic_fetch_add(&srv->in_handler, 1);
 	if (atomic_load(&srv->draining) && !req->state)
-		ret = http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is shutting down; retry later");
+		ret = http_reply_unavailable(req, HTTP_RETRY_AFTER_SHUTDOWN_S,
+					     "the server is shutting down; retry later");
 	else
 		ret = route_dispatch(req);
 	atomic_fetch_sub(&srv->in_handler, 1);
@@ -92,6 +104,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		req->srv = srv;
 		req->method = method;
 		req->path = url;
+		req->t0_us = http_mono_us();
 		*con_cls = req;
 		clen = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (clen && strtoull(clen, NULL, 10) > srv->opt.max_body)
@@ -254,6 +267,39 @@ enum MHD_Result http_reply_error(struct http_request *req, unsigned status, cons
 	if (doc)
 		cJSON_AddStringToObject(doc, "error", msg);
 	return http_reply_json(req, status, doc);
+}
+
+enum MHD_Result http_reply_unavailable(struct http_request *req, unsigned retry_after_s, const char *fmt, ...)
+{
+	char msg[512], retry[16];
+	struct MHD_Response *res = NULL;
+	enum MHD_Result ret = MHD_NO;
+	cJSON *doc;
+	char *text = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	doc = cJSON_CreateObject();
+	if (doc && cJSON_AddStringToObject(doc, "error", msg))
+		text = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	if (!text)
+		return http_reply(req, MHD_HTTP_SERVICE_UNAVAILABLE, "application/json",
+				  "{\"error\":\"out of memory\"}", 25);
+	res = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	if (!res) {
+		free(text);
+		return MHD_NO;
+	}
+	snprintf(retry, sizeof(retry), "%u", retry_after_s);
+	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(res, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+	http_add_security_headers(res, "application/json");
+	ret = MHD_queue_response(req->conn, MHD_HTTP_SERVICE_UNAVAILABLE, res);
+	MHD_destroy_response(res);
+	return ret;
 }
 
 enum MHD_Result http_reply_error_allow(struct http_request *req, const char *allow)
