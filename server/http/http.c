@@ -7,7 +7,10 @@
 #include "server/http/http.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +20,34 @@
 #include "common/log.h"
 #include "server/http/route.h"
 
+/* A request older than this when read is taken as this old (a guard against odd values). */
+#define HTTP_ARRIVAL_MAX_AGO_MS 60000
+
 static int64_t http_mono_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* When a request's bytes arrived: now, less how long ago the kernel last
+ * received data on its socket (TCP_INFO, in ms). A request that sat unread in
+ * the socket while the HTTP threads were busy has waited that long too, and
+ * the ingest bound counts it. */
+static int64_t http_arrival_us(struct MHD_Connection *conn, int64_t now)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	int64_t ago_ms;
+
+	memset(&ti, 0, sizeof(ti));
+	if (!ci || getsockopt(ci->connect_fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
+	    len < offsetof(struct tcp_info, tcpi_last_data_recv) + sizeof(ti.tcpi_last_data_recv))
+		return now;
+	ago_ms = ti.tcpi_last_data_recv;
+	return now - (ago_ms < HTTP_ARRIVAL_MAX_AGO_MS ? ago_ms : HTTP_ARRIVAL_MAX_AGO_MS) * 1000;
 }
 
 static void request_free(struct http_request *req)
@@ -104,7 +129,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		req->srv = srv;
 		req->method = method;
 		req->path = url;
-		req->t0_us = http_mono_us();
+		req->t0_us = http_arrival_us(conn, http_mono_us());
 		*con_cls = req;
 		clen = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (clen && strtoull(clen, NULL, 10) > srv->opt.max_body)
