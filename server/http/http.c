@@ -31,10 +31,10 @@ static int64_t http_mono_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* When a request's bytes arrived: now, less how long ago the kernel last
- * received data on its socket (TCP_INFO, in ms). A request that sat unread in
- * the socket while the HTTP threads were busy has waited that long too, and
- * the ingest bound counts it. */
+/* When a request was all there, read once its body is: now, less how long
+ * ago the kernel last received data on its socket (TCP_INFO, in ms). A
+ * request that sat unread in the socket while the HTTP threads were busy has
+ * waited that long too, and the ingest bound counts it; a slow upload does not. */
 static int64_t http_arrival_us(struct MHD_Connection *conn, int64_t now)
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -129,7 +129,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		req->srv = srv;
 		req->method = method;
 		req->path = url;
-		req->t0_us = http_arrival_us(conn, http_mono_us());
 		*con_cls = req;
 		clen = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (clen && strtoull(clen, NULL, 10) > srv->opt.max_body)
@@ -152,6 +151,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!req->body)
 			return MHD_NO;
 	}
+	if (!req->t0_us) /* the first time the whole request is here, not when resumed */
+		req->t0_us = http_arrival_us(conn, http_mono_us());
 	return dispatch(req);
 }
 

@@ -26,7 +26,7 @@ struct http_request {
 	bool body_too_large;
 	char *args[HTTP_MAX_PATH_ARGS]; /* decoded {captures} of the route */
 	int nargs;
-	int64_t t0_us; /* when its bytes reached the socket (monotonic clock, as ingest_mono_us) */
+	int64_t t0_us; /* when its last byte reached the socket (monotonic, as ingest_mono_us); 0 until read */
 	void *state;   /* a handler's own state across calls */
 	void (*state_free)(void *state);
 };

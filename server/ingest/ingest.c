@@ -121,13 +121,17 @@ static unsigned retry_after_s(int64_t wait_us)
 	return s < INGEST_RETRY_MIN_S ? INGEST_RETRY_MIN_S : s > INGEST_RETRY_MAX_S ? INGEST_RETRY_MAX_S : (unsigned)s;
 }
 
-/* Why a report that arrived at t0_us cannot be queued now, or -1 (under mu).
- * An idle writer takes any report: the model only learns from commits. */
+/* Why a report that arrived at t0_us cannot be queued now, or -1 (under mu):
+ * it already waited half the bound (unread in its socket while the HTTP
+ * threads were busy), or would with the writer's backlog. An idle writer
+ * takes any report still on time: the model only learns from commits. */
 static int refusal(const struct ingest *in, int64_t t0_us, int64_t now, int64_t *wait)
 {
 	*wait = expected_wait(in, now);
 	if (in->queued >= in->lim.max_queue)
 		return STATS_SHED_QUEUE_FULL;
+	if (now - t0_us > in->lim.max_wait_us / 2)
+		return STATS_SHED_EXPECTED_WAIT;
 	if (!in->queued && !in->commit_t0_us)
 		return -1;
 	if (now - t0_us + *wait > in->lim.max_wait_us / 2)

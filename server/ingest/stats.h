@@ -21,7 +21,7 @@ enum stats_reject {
 /* Why ingest refused a report it could not store in time (503 + Retry-After). */
 enum stats_shed {
 	STATS_SHED_QUEUE_FULL,    /* the queue already held --ingest-queue reports */
-	STATS_SHED_EXPECTED_WAIT, /* the writer's backlog would have kept it past --ingest-max-wait */
+	STATS_SHED_EXPECTED_WAIT, /* its wait so far (in its socket too) and the writer's backlog pass half the bound */
 	STATS_SHED_DEADLINE,      /* it waited in the queue until it could no longer be stored in time */
 	STATS_SHED_REASONS
 };
