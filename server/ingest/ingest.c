@@ -222,11 +222,16 @@ static int64_t ewma(int64_t avg, int64_t x)
 	return avg ? avg + (x - avg) / 8 : x;
 }
 
-/* Updates the cost model with a commit of n reports that took us µs (under mu). */
+/* Updates the cost model with a commit of n reports that took us µs (under
+ * mu). A small batch shows the fixed cost, and also caps the cost per report:
+ * without that cap, one slow large batch would make admission keep batches
+ * small, and small batches alone would never bring the estimate down. */
 static void learn(struct ingest *in, size_t n, int64_t us)
 {
 	if (n <= 2) {
 		in->fixed_us = ewma(in->fixed_us, us);
+		if (in->per_report_us > us / (int64_t)n)
+			in->per_report_us = ewma(in->per_report_us, us / (int64_t)n);
 	} else {
 		int64_t per = (us - in->fixed_us) / (int64_t)n;
 
