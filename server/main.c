@@ -59,6 +59,11 @@ static void usage(void)
 	       "  --threads N           HTTP worker threads (default: number of cores)\n"
 	       "  --max-connections N   connections held at once (default 4096)\n"
 	       "  --timeout SECONDS     idle connection timeout (default 30)\n"
+	       "  --ingest-max-wait MS  answer a report within about this long: one that cannot be\n"
+	       "                        stored in time is refused with 503 and Retry-After, and its\n"
+	       "                        agent sends it again later (default 500, 10..60000)\n"
+	       "  --ingest-queue N      reports parsed and waiting for the database at most; more are\n"
+	       "                        refused the same way (default 4096, 1..1000000)\n"
 	       "  --retain-raw DUR      keep raw report data this long (default 48h; s, m, h, d suffixes)\n"
 	       "  --retain-minute DUR   keep 1-minute rollups this long (default 14d)\n"
 	       "  --retain-hour DUR     keep 1-hour rollups this long (default 365d)\n"
@@ -147,7 +152,9 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		O_TLS_KEY,
 		O_READ_TOKEN,
 		O_OPEN_READS,
-		O_METRICS_PER_HOST
+		O_METRICS_PER_HOST,
+		O_INGEST_MAX_WAIT,
+		O_INGEST_QUEUE
 	};
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -168,6 +175,8 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		{ "require-read-token", no_argument, NULL, O_READ_TOKEN },
 		{ "open-reads", no_argument, NULL, O_OPEN_READS },
 		{ "metrics-per-host", no_argument, NULL, O_METRICS_PER_HOST },
+		{ "ingest-max-wait", required_argument, NULL, O_INGEST_MAX_WAIT },
+		{ "ingest-queue", required_argument, NULL, O_INGEST_QUEUE },
 		CLI_OPTS_COMMON,
 	};
 	uint64_t v;
@@ -240,6 +249,17 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		case O_METRICS_PER_HOST:
 			o->metrics_per_host = true;
 			break;
+		case O_INGEST_MAX_WAIT:
+			if (cli_parse_u64(optarg, 10, 60000, &v))
+				cli_usage_error(prog, "--ingest-max-wait wants milliseconds 10..60000, not '%s'",
+						optarg);
+			o->ingest_max_wait_ms = (unsigned)v;
+			break;
+		case O_INGEST_QUEUE:
+			if (cli_parse_u64(optarg, 1, 1000000, &v))
+				cli_usage_error(prog, "--ingest-queue wants 1..1000000, not '%s'", optarg);
+			o->ingest_queue = (unsigned)v;
+			break;
 		default:
 			cli_opts_common(prog, c, argc, argv, usage);
 		}
@@ -268,7 +288,10 @@ static int start_storage(struct server *srv, char *err, size_t errlen)
 	w = store_open(srv->opt.db_path, err, errlen);
 	if (!w)
 		return -1;
-	srv->ingest = ingest_start(srv, w);
+	srv->ingest =
+	    ingest_start(srv, w,
+			 (struct ingest_limits){ .max_queue = srv->opt.ingest_queue,
+						 .max_wait_us = (int64_t)srv->opt.ingest_max_wait_ms * 1000 });
 	if (!srv->ingest) {
 		snprintf(err, errlen, "cannot start the ingest writer");
 		return -1;
@@ -337,6 +360,8 @@ static int serve(int argc, char **argv)
 			.max_connections = 4096,
 			.conn_timeout_s = 30,
 			.read_token = -1,
+			.ingest_queue = 4096,
+			.ingest_max_wait_ms = 500,
 			.retain_ms = { rollup_default_retain_ms[0], rollup_default_retain_ms[1],
 				       rollup_default_retain_ms[2] },
 		},

@@ -32,6 +32,8 @@ struct server_options {
 	const char *tls_key;      /* PEM private key file for tls_cert */
 	int read_token;        /* reads need a read token: 1 --require-read-token, 0 --open-reads, -1 unless loopback */
 	bool metrics_per_host; /* /metrics: each host's runqueue latency histogram, not only the fleet's */
+	unsigned ingest_queue; /* reports waiting for the ingest writer at most (--ingest-queue) */
+	unsigned ingest_max_wait_ms; /* a report is stored or refused within about this long (--ingest-max-wait) */
 };
 
 struct ingest;

@@ -93,6 +93,17 @@ static void own_metrics(struct blob *b, struct server *srv, struct store *st, si
 	for (int r = 0; r < STATS_REJECT_REASONS; r++)
 		outf(b, "schedio_reports_rejected_total{reason=\"%s\"} %llu\n", stats_reject_name(r),
 		     (unsigned long long)atomic_load(&s->rejected[r]));
+	outf(b, "# HELP schedio_ingest_shed_total Reports refused with 503 and Retry-After because they could not be "
+		"stored within --ingest-max-wait, by reason (also in "
+		"schedio_reports_rejected_total{reason=\"unavailable\"}).\n"
+		"# TYPE schedio_ingest_shed_total counter\n");
+	for (int r = 0; r < STATS_SHED_REASONS; r++)
+		outf(b, "schedio_ingest_shed_total{reason=\"%s\"} %llu\n", stats_shed_name(r),
+		     (unsigned long long)atomic_load(&s->shed[r]));
+	outf(b,
+	     "# HELP schedio_ingest_queue_reports Reports parsed and waiting for the database writer.\n"
+	     "# TYPE schedio_ingest_queue_reports gauge\nschedio_ingest_queue_reports %zu\n",
+	     srv->ingest ? ingest_queued(srv->ingest) : 0);
 	outf(b, "# HELP schedio_ingest_latency_seconds Time from a report's arrival to its answer (after commit).\n"
 		"# TYPE schedio_ingest_latency_seconds histogram\n");
 	for (int i = 0; i <= STATS_LATENCY_BUCKETS; i++) {

@@ -3,6 +3,11 @@
  * the connection before queueing the job for the writer (ingest.c), so the
  * writer can never resume a connection that is not suspended yet; the
  * resumed request then answers with what the commit said.
+ *
+ * Under overload a report is refused with 503 and Retry-After: before it is
+ * parsed when ingest already knows it cannot store it in time (so refusing
+ * costs next to nothing and the HTTP threads stay free for what can be
+ * stored), or when it was shed from the queue.
  */
 #include "server/api/api.h"
 
@@ -26,6 +31,14 @@ static enum MHD_Result reject(struct http_request *req, enum stats_reject why, u
 {
 	atomic_fetch_add(&req->srv->stats.rejected[why], 1);
 	return http_reply_error(req, status, "%s", msg);
+}
+
+/* 503 with Retry-After: the report was not stored, the agent keeps it and comes back. */
+static enum MHD_Result refuse(struct http_request *req, unsigned retry_after_s)
+{
+	atomic_fetch_add(&req->srv->stats.rejected[STATS_REJECT_UNAVAILABLE], 1);
+	return http_reply_unavailable(
+	    req, retry_after_s, "the server is busy or shutting down; report not stored, retry in %u s", retry_after_s);
 }
 
 static enum MHD_Result answer(struct http_request *req, struct ingest_job *job)
@@ -54,9 +67,8 @@ static enum MHD_Result answer(struct http_request *req, struct ingest_job *job)
 			cJSON_AddNumberToObject(doc, "seq", (double)job->rep.seq);
 		}
 		ret = http_reply_json(req, MHD_HTTP_OK, doc);
-	} else if (job->result < 0) {
-		ret = reject(req, STATS_REJECT_UNAVAILABLE, MHD_HTTP_SERVICE_UNAVAILABLE,
-			     "the server is busy or shutting down; retry later");
+	} else if (job->result == INGEST_REFUSED) {
+		ret = refuse(req, job->retry_after_s);
 	} else {
 		ret = reject(req, STATS_REJECT_STORE, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     "the report could not be stored; retry later");
@@ -89,13 +101,18 @@ enum MHD_Result api_reports_post(struct http_request *req)
 	const char *body = req->body;
 	size_t len = req->body_len;
 	enum MHD_Result reply;
+	unsigned retry_after_s;
 	int status;
 
-	if (job) /* resumed by the writer after the commit */
+	if (job) /* resumed by the writer after the commit, or by the shedder */
 		return answer(req, job);
 	if (!srv->opt.open_ingest && !auth_require(req, "ingest", &reply)) {
 		atomic_fetch_add(&srv->stats.rejected[STATS_REJECT_UNAUTHORIZED], 1);
 		return reply;
+	}
+	if (!ingest_admit(srv->ingest, req->t0_us, &retry_after_s)) {
+		stats_latency(&srv->stats, (uint64_t)(ingest_mono_us() - req->t0_us));
+		return refuse(req, retry_after_s);
 	}
 	if (enc && strcasecmp(enc, "gzip") != 0 && strcasecmp(enc, "identity") != 0)
 		return reject(req, STATS_REJECT_UNSUPPORTED, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
@@ -108,18 +125,18 @@ enum MHD_Result api_reports_post(struct http_request *req)
 				 srv->opt.max_inflated);
 			return reject(req, STATS_REJECT_TOO_LARGE, MHD_HTTP_CONTENT_TOO_LARGE, err);
 		}
+		if (rc == -ENOMEM)
+			return refuse(req, 1);
 		if (rc < 0)
-			return reject(req, rc == -ENOMEM ? STATS_REJECT_UNAVAILABLE : STATS_REJECT_INVALID,
-				      rc == -ENOMEM ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_BAD_REQUEST,
-				      rc == -ENOMEM ? "out of memory" : "body is not valid gzip data");
+			return reject(req, STATS_REJECT_INVALID, MHD_HTTP_BAD_REQUEST, "body is not valid gzip data");
 		body = inflated;
 	}
 	job = calloc(1, sizeof(*job));
 	if (!job) {
 		free(inflated);
-		return reject(req, STATS_REJECT_UNAVAILABLE, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
+		return refuse(req, 1); /* out of memory */
 	}
-	job->t0_us = ingest_mono_us();
+	job->t0_us = req->t0_us;
 	status = report_parse(body, len, &job->rep, err, sizeof(err));
 	free(inflated);
 	if (status) {
@@ -131,7 +148,7 @@ enum MHD_Result api_reports_post(struct http_request *req)
 	req->state_free = ingest_job_free;
 	MHD_suspend_connection(req->conn);
 	if (!ingest_submit(srv->ingest, job)) {
-		job->result = -1;
+		job->result = INGEST_REFUSED;
 		atomic_store(&job->done, 1);
 		MHD_resume_connection(req->conn);
 	}

@@ -7,7 +7,10 @@
 #include "server/http/http.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,36 @@
 
 #include "common/log.h"
 #include "server/http/route.h"
+
+/* A request older than this when read is taken as this old (a guard against odd values). */
+#define HTTP_ARRIVAL_MAX_AGO_MS 60000
+
+static int64_t http_mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* When a request was all there, read once its body is: now, less how long
+ * ago the kernel last received data on its socket (TCP_INFO, in ms). A
+ * request that sat unread in the socket while the HTTP threads were busy has
+ * waited that long too, and the ingest bound counts it; a slow upload does not. */
+static int64_t http_arrival_us(struct MHD_Connection *conn, int64_t now)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	int64_t ago_ms;
+
+	memset(&ti, 0, sizeof(ti));
+	if (!ci || getsockopt(ci->connect_fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
+	    len < offsetof(struct tcp_info, tcpi_last_data_recv) + sizeof(ti.tcpi_last_data_recv))
+		return now;
+	ago_ms = ti.tcpi_last_data_recv;
+	return now - (ago_ms < HTTP_ARRIVAL_MAX_AGO_MS ? ago_ms : HTTP_ARRIVAL_MAX_AGO_MS) * 1000;
+}
 
 static void request_free(struct http_request *req)
 {
@@ -57,6 +90,9 @@ static int body_append(struct http_request *req, const char *data, size_t len)
 	return 0;
 }
 
+/* A restart takes a few seconds; come back then. */
+#define HTTP_RETRY_AFTER_SHUTDOWN_S 5
+
 /* Runs the route handler unless the server is draining. The count goes up
  * before the flag is read, so http_drain, which sets the flag and then waits
  * for a zero count, never returns while a handler can still reach the stores.
@@ -68,7 +104,8 @@ static enum MHD_Result dispatch(struct http_request *req)
 
 	atomic_fetch_add(&srv->in_handler, 1);
 	if (atomic_load(&srv->draining) && !req->state)
-		ret = http_reply_error(req, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is shutting down; retry later");
+		ret = http_reply_unavailable(req, HTTP_RETRY_AFTER_SHUTDOWN_S,
+					     "the server is shutting down; retry later");
 	else
 		ret = route_dispatch(req);
 	atomic_fetch_sub(&srv->in_handler, 1);
@@ -114,6 +151,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!req->body)
 			return MHD_NO;
 	}
+	if (!req->t0_us) /* the first time the whole request is here, not when resumed */
+		req->t0_us = http_arrival_us(conn, http_mono_us());
 	return dispatch(req);
 }
 
@@ -254,6 +293,39 @@ enum MHD_Result http_reply_error(struct http_request *req, unsigned status, cons
 	if (doc)
 		cJSON_AddStringToObject(doc, "error", msg);
 	return http_reply_json(req, status, doc);
+}
+
+enum MHD_Result http_reply_unavailable(struct http_request *req, unsigned retry_after_s, const char *fmt, ...)
+{
+	char msg[512], retry[16];
+	struct MHD_Response *res = NULL;
+	enum MHD_Result ret = MHD_NO;
+	cJSON *doc;
+	char *text = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	doc = cJSON_CreateObject();
+	if (doc && cJSON_AddStringToObject(doc, "error", msg))
+		text = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	if (!text)
+		return http_reply(req, MHD_HTTP_SERVICE_UNAVAILABLE, "application/json",
+				  "{\"error\":\"out of memory\"}", 25);
+	res = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	if (!res) {
+		free(text);
+		return MHD_NO;
+	}
+	snprintf(retry, sizeof(retry), "%u", retry_after_s);
+	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(res, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+	http_add_security_headers(res, "application/json");
+	ret = MHD_queue_response(req->conn, MHD_HTTP_SERVICE_UNAVAILABLE, res);
+	MHD_destroy_response(res);
+	return ret;
 }
 
 enum MHD_Result http_reply_error_allow(struct http_request *req, const char *allow)

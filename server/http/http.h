@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 #include <microhttpd.h>
 
@@ -25,7 +26,8 @@ struct http_request {
 	bool body_too_large;
 	char *args[HTTP_MAX_PATH_ARGS]; /* decoded {captures} of the route */
 	int nargs;
-	void *state; /* a handler's own state across calls */
+	int64_t t0_us; /* when its last byte reached the socket (monotonic, as ingest_mono_us); 0 until read */
+	void *state;   /* a handler's own state across calls */
 	void (*state_free)(void *state);
 };
 
@@ -46,6 +48,9 @@ enum MHD_Result http_reply_json(struct http_request *req, unsigned status, cJSON
 /* Queues {"error": "<formatted message>"} with the given status. */
 __attribute__((format(printf, 3, 4))) enum MHD_Result http_reply_error(struct http_request *req, unsigned status,
 								       const char *fmt, ...);
+/* Queues 503 {"error": "<formatted message>"} with Retry-After: retry_after_s (seconds). */
+__attribute__((format(printf, 3, 4))) enum MHD_Result
+http_reply_unavailable(struct http_request *req, unsigned retry_after_s, const char *fmt, ...);
 /* Queues 405 {"error": ...} with an Allow header listing the allowed methods. */
 enum MHD_Result http_reply_error_allow(struct http_request *req, const char *allow);
 /* Value of query parameter key, or NULL. */

@@ -1,9 +1,24 @@
 /* ingest.c - see ingest.h.
  *
- * The writer takes everything
- * queued as one batch: while it commits batch N the next one gathers, so the
- * batch size grows with the load and fsyncs stay few. A job holds its
- * report until the writer is done with it; the request frees the job.
+ * The writer takes everything queued as one batch: while it commits batch N
+ * the next one gathers, so the batch size grows with the load and fsyncs
+ * stay few. A job holds its report until the writer is done with it; the
+ * request frees the job.
+ *
+ * The time bound rests on a cost model of the writer's commits (a fixed cost
+ * per transaction plus a cost per report, both moving averages of what the
+ * commits took), from which the wait of a report queued now is expected:
+ * - a report is admitted only while that wait fits in half the bound, so
+ *   what is stored is answered well inside it;
+ * - a batch is cut to what commits in a quarter of the bound, so one commit
+ *   never holds the queue for long;
+ * - a report still queued when even a batch of its own could not commit in
+ *   time (a commit or a checkpoint stalled) is refused by the shedder thread
+ *   at that moment, not when the stall ends.
+ * Refusing and taking a job both happen under the queue's lock, so a job is
+ * either committed or refused, never both. The writer's own WAL checkpoint
+ * waits for an empty queue (a second at most), so it does not hold up
+ * waiting reports either.
  */
 #include "server/ingest/ingest.h"
 
@@ -21,19 +36,32 @@
 #include "server/store/store.h"
 
 #define INGEST_MAX_BATCH 4096
-#define INGEST_MAX_QUEUE 32768
+/* The writer checkpoints when the queue is empty, or after this long without one. */
+#define INGEST_MAINTAIN_DEFER_US 1000000
+/* Retry-After stays within these seconds. */
+#define INGEST_RETRY_MIN_S 1
+#define INGEST_RETRY_MAX_S 60
 
 struct ingest {
 	struct server *srv;
 	struct store *st;
-	pthread_t thread;
+	struct ingest_limits lim;
+	pthread_t writer, shedder;
 	pthread_mutex_t mu;
-	pthread_cond_t cv, fence_cv;
+	pthread_cond_t cv, fence_cv, shed_cv; /* shed_cv runs on the monotonic clock */
 	struct ingest_job *head, *tail;
 	size_t queued;
 	bool stopping;
 	int64_t minute_mark;
 	uint64_t batch_started, batch_done;
+	/* The writer's cost model (µs) and the commit in progress, under mu. */
+	int64_t fixed_us, per_report_us;
+	int64_t commit_t0_us; /* 0 when the writer is not committing */
+	size_t commit_n;
+	/* The writer's batch, its own. */
+	struct ingest_job **jobs;
+	struct report **reps;
+	int *results;
 };
 
 int64_t ingest_now_ms(void)
@@ -62,7 +90,90 @@ void ingest_job_free(void *p)
 	free(job);
 }
 
-static void finish_batch(struct ingest *in, struct ingest_job **jobs, int *results, size_t n)
+/* Expected µs to commit a batch of n reports, never above half the bound: an
+ * estimate gone wild (one stalled commit) must not refuse everything. */
+static int64_t commit_cost(const struct ingest *in, size_t n)
+{
+	int64_t c = in->fixed_us + in->per_report_us * (int64_t)n;
+
+	return c < in->lim.max_wait_us / 2 ? c : in->lim.max_wait_us / 2;
+}
+
+/* Expected µs until a report queued now is committed (under mu): the rest of
+ * the commit in progress (as long again as it ran, once past its estimate),
+ * then the queue ahead of it and itself in one batch. */
+static int64_t expected_wait(const struct ingest *in, int64_t now)
+{
+	int64_t w = commit_cost(in, in->queued + 1);
+
+	if (in->commit_t0_us) {
+		int64_t ran = now - in->commit_t0_us, left = commit_cost(in, in->commit_n) - ran;
+
+		w += left > 0 ? left : ran;
+	}
+	return w;
+}
+
+static unsigned retry_after_s(int64_t wait_us)
+{
+	int64_t s = (wait_us + 999999) / 1000000;
+
+	return s < INGEST_RETRY_MIN_S ? INGEST_RETRY_MIN_S : s > INGEST_RETRY_MAX_S ? INGEST_RETRY_MAX_S : (unsigned)s;
+}
+
+/* Why a report that arrived at t0_us cannot be queued now, or -1 (under mu):
+ * it already waited half the bound (unread in its socket while the HTTP
+ * threads were busy), or would with the writer's backlog. An idle writer
+ * takes any report still on time: the model only learns from commits. */
+static int refusal(const struct ingest *in, int64_t t0_us, int64_t now, int64_t *wait)
+{
+	*wait = expected_wait(in, now);
+	if (in->queued >= in->lim.max_queue)
+		return STATS_SHED_QUEUE_FULL;
+	if (now - t0_us > in->lim.max_wait_us / 2)
+		return STATS_SHED_EXPECTED_WAIT;
+	if (!in->queued && !in->commit_t0_us)
+		return -1;
+	if (now - t0_us + *wait > in->lim.max_wait_us / 2)
+		return STATS_SHED_EXPECTED_WAIT;
+	return -1;
+}
+
+/* Whether a queued job can no longer be committed within the bound, even in a batch of its own. */
+static bool too_late(const struct ingest *in, const struct ingest_job *job, int64_t now)
+{
+	return now - job->t0_us + commit_cost(in, 1) > in->lim.max_wait_us;
+}
+
+static struct ingest_job *pop(struct ingest *in)
+{
+	struct ingest_job *job = in->head;
+
+	in->head = job->next;
+	if (!in->head)
+		in->tail = NULL;
+	in->queued--;
+	job->next = NULL;
+	return job;
+}
+
+/* Answers 503 + Retry-After to a list of jobs taken off the queue (never stored). */
+static void refuse(struct ingest *in, struct ingest_job *list, enum stats_shed why, int64_t wait_us)
+{
+	while (list) {
+		struct ingest_job *next = list->next;
+		struct MHD_Connection *conn = list->conn;
+
+		list->result = INGEST_REFUSED;
+		list->retry_after_s = retry_after_s(wait_us);
+		atomic_fetch_add(&in->srv->stats.shed[why], 1);
+		atomic_store(&list->done, 1);
+		MHD_resume_connection(conn); /* the request may free the job from here on */
+		list = next;
+	}
+}
+
+static void finish_batch(struct ingest_job **jobs, int *results, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct MHD_Connection *conn = jobs[i]->conn;
@@ -73,17 +184,71 @@ static void finish_batch(struct ingest *in, struct ingest_job **jobs, int *resul
 	}
 }
 
+/* Reports per batch that commit within a quarter of the bound. */
+static size_t batch_cap(const struct ingest *in)
+{
+	int64_t room = in->lim.max_wait_us / 4 - in->fixed_us, n;
+
+	if (in->per_report_us <= 0)
+		return INGEST_MAX_BATCH;
+	n = room / in->per_report_us;
+	return n < 1 ? 1 : n > INGEST_MAX_BATCH ? INGEST_MAX_BATCH : (size_t)n;
+}
+
+/* Takes the next batch, oldest first (under mu); what can no longer be
+ * stored in time goes to *late instead. Returns the batch's size. */
+static size_t take_batch(struct ingest *in, struct ingest_job **late, int64_t now)
+{
+	size_t cap = batch_cap(in), n = 0;
+	int64_t cost = commit_cost(in, in->queued < cap ? in->queued : cap);
+
+	while (in->head && n < cap) {
+		struct ingest_job *job = pop(in);
+
+		if (now - job->t0_us + cost > in->lim.max_wait_us) {
+			job->next = *late;
+			*late = job;
+			continue;
+		}
+		in->jobs[n] = job;
+		in->reps[n] = &job->rep;
+		n++;
+	}
+	return n;
+}
+
+static int64_t ewma(int64_t avg, int64_t x)
+{
+	return avg ? avg + (x - avg) / 8 : x;
+}
+
+/* Updates the cost model with a commit of n reports that took us µs (under
+ * mu). A small batch shows the fixed cost, and also caps the cost per report:
+ * without that cap, one slow large batch would make admission keep batches
+ * small, and small batches alone would never bring the estimate down. */
+static void learn(struct ingest *in, size_t n, int64_t us)
+{
+	if (n <= 2) {
+		in->fixed_us = ewma(in->fixed_us, us);
+		if (in->per_report_us > us / (int64_t)n)
+			in->per_report_us = ewma(in->per_report_us, us / (int64_t)n);
+	} else {
+		int64_t per = (us - in->fixed_us) / (int64_t)n;
+
+		in->per_report_us = ewma(in->per_report_us, per > 1 ? per : 1);
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	struct ingest *in = arg;
-	struct ingest_job **jobs = calloc(INGEST_MAX_BATCH, sizeof(*jobs));
-	struct report **reps = calloc(INGEST_MAX_BATCH, sizeof(*reps));
-	int *results = calloc(INGEST_MAX_BATCH, sizeof(*results));
+	int64_t last_maintain = ingest_mono_us();
 
 	for (;;) {
-		size_t n = 0;
-		int64_t mark;
+		struct ingest_job *late = NULL;
+		int64_t mark, t0, took = 0, wait;
 		uint64_t gen;
+		size_t n, left;
 
 		pthread_mutex_lock(&in->mu);
 		while (!in->head && !in->stopping)
@@ -92,44 +257,97 @@ static void *writer_main(void *arg)
 			pthread_mutex_unlock(&in->mu);
 			break;
 		}
-		while (in->head && n < INGEST_MAX_BATCH && jobs && reps && results) {
-			jobs[n] = in->head;
-			reps[n] = &in->head->rep;
-			in->head = in->head->next;
-			n++;
-		}
-		if (!in->head)
-			in->tail = NULL;
-		in->queued -= n;
+		t0 = ingest_mono_us();
+		n = take_batch(in, &late, t0);
 		mark = in->minute_mark;
 		gen = ++in->batch_started;
+		in->commit_t0_us = n ? t0 : 0;
+		in->commit_n = n;
+		wait = expected_wait(in, t0);
 		pthread_mutex_unlock(&in->mu);
 
-		if (n == 0) { /* out of memory for the batch arrays: fail what is queued */
-			log_error("ingest: out of memory");
-			break;
+		refuse(in, late, STATS_SHED_DEADLINE, wait);
+		if (n) {
+			if (in->st->ops->put_reports(in->st, in->reps, n, in->results, ingest_now_ms(), mark) < 0)
+				log_error("ingest: batch of %zu reports not stored: %s", n,
+					  in->st->ops->errmsg(in->st));
+			took = ingest_mono_us() - t0;
+			atomic_fetch_add(&in->srv->stats.batches, 1);
+			atomic_fetch_add(&in->srv->stats.batch_reports, n);
+			finish_batch(in->jobs, in->results, n);
 		}
-		if (in->st->ops->put_reports(in->st, reps, n, results, ingest_now_ms(), mark) < 0)
-			log_error("ingest: batch of %zu reports not stored: %s", n, in->st->ops->errmsg(in->st));
-		atomic_fetch_add(&in->srv->stats.batches, 1);
-		atomic_fetch_add(&in->srv->stats.batch_reports, n);
-		finish_batch(in, jobs, results, n);
-		in->st->ops->maintain(in->st, false); /* after the answers went out */
 
 		pthread_mutex_lock(&in->mu);
+		if (n)
+			learn(in, n, took);
+		in->commit_t0_us = 0;
 		in->batch_done = gen;
+		left = in->queued;
 		pthread_cond_broadcast(&in->fence_cv);
 		pthread_mutex_unlock(&in->mu);
+		/* After the answers went out, and only while no report waits for it. */
+		if (!left || ingest_mono_us() - last_maintain > INGEST_MAINTAIN_DEFER_US) {
+			in->st->ops->maintain(in->st, false);
+			last_maintain = ingest_mono_us();
+		}
 	}
-	free(jobs);
-	free(reps);
-	free(results);
 	return NULL;
 }
 
-struct ingest *ingest_start(struct server *srv, struct store *st)
+/* Refuses queued reports the moment they can no longer be stored in time,
+ * which matters while the writer is stuck in a long commit. */
+static void *shedder_main(void *arg)
+{
+	struct ingest *in = arg;
+
+	pthread_mutex_lock(&in->mu);
+	while (!in->stopping) {
+		struct ingest_job *late = NULL, **end = &late;
+		int64_t now = ingest_mono_us(), wait, next;
+		struct timespec until;
+
+		while (in->head && too_late(in, in->head, now)) {
+			*end = pop(in);
+			end = &(*end)->next;
+		}
+		wait = expected_wait(in, now);
+		/* the head's deadline; a changing cost model is looked at again within an eighth of the bound */
+		next = now + in->lim.max_wait_us / 8;
+		if (in->head && in->head->t0_us + in->lim.max_wait_us - commit_cost(in, 1) < next)
+			next = in->head->t0_us + in->lim.max_wait_us - commit_cost(in, 1);
+		pthread_mutex_unlock(&in->mu);
+		refuse(in, late, STATS_SHED_DEADLINE, wait);
+		pthread_mutex_lock(&in->mu);
+		if (in->stopping)
+			break;
+		if (!in->head) {
+			pthread_cond_wait(&in->shed_cv, &in->mu); /* ingest_submit wakes it */
+			continue;
+		}
+		until.tv_sec = (time_t)(next / 1000000);
+		until.tv_nsec = (long)(next % 1000000) * 1000;
+		pthread_cond_timedwait(&in->shed_cv, &in->mu, &until);
+	}
+	pthread_mutex_unlock(&in->mu);
+	return NULL;
+}
+
+static void ingest_free(struct ingest *in)
+{
+	pthread_cond_destroy(&in->cv);
+	pthread_cond_destroy(&in->fence_cv);
+	pthread_cond_destroy(&in->shed_cv);
+	pthread_mutex_destroy(&in->mu);
+	free(in->jobs);
+	free(in->reps);
+	free(in->results);
+	free(in);
+}
+
+struct ingest *ingest_start(struct server *srv, struct store *st, struct ingest_limits lim)
 {
 	struct ingest *in = calloc(1, sizeof(*in));
+	pthread_condattr_t mono;
 
 	if (!in) {
 		st->ops->close(st);
@@ -137,16 +355,33 @@ struct ingest *ingest_start(struct server *srv, struct store *st)
 	}
 	in->srv = srv;
 	in->st = st;
+	in->lim = lim;
 	in->minute_mark = INT64_MIN;
 	pthread_mutex_init(&in->mu, NULL);
 	pthread_cond_init(&in->cv, NULL);
 	pthread_cond_init(&in->fence_cv, NULL);
-	if (pthread_create(&in->thread, NULL, writer_main, in) != 0) {
-		st->ops->close(st);
-		free(in);
-		return NULL;
+	pthread_condattr_init(&mono);
+	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
+	pthread_cond_init(&in->shed_cv, &mono);
+	pthread_condattr_destroy(&mono);
+	in->jobs = calloc(INGEST_MAX_BATCH, sizeof(*in->jobs));
+	in->reps = calloc(INGEST_MAX_BATCH, sizeof(*in->reps));
+	in->results = calloc(INGEST_MAX_BATCH, sizeof(*in->results));
+	if (!in->jobs || !in->reps || !in->results || pthread_create(&in->writer, NULL, writer_main, in) != 0)
+		goto fail;
+	if (pthread_create(&in->shedder, NULL, shedder_main, in) != 0) {
+		pthread_mutex_lock(&in->mu);
+		in->stopping = true;
+		pthread_cond_broadcast(&in->cv);
+		pthread_mutex_unlock(&in->mu);
+		pthread_join(in->writer, NULL);
+		goto fail;
 	}
 	return in;
+fail:
+	st->ops->close(st);
+	ingest_free(in);
+	return NULL;
 }
 
 void ingest_stop(struct ingest *in)
@@ -157,21 +392,13 @@ void ingest_stop(struct ingest *in)
 	in->stopping = true;
 	pthread_cond_broadcast(&in->cv);
 	pthread_cond_broadcast(&in->fence_cv);
+	pthread_cond_broadcast(&in->shed_cv);
 	pthread_mutex_unlock(&in->mu);
-	pthread_join(in->thread, NULL);
-	/* Jobs left by a writer that gave up are answered as failures. */
-	while (in->head) {
-		struct ingest_job *job = in->head;
-		int fail = STORE_FAILED;
-
-		in->head = job->next;
-		finish_batch(in, &job, &fail, 1);
-	}
+	pthread_join(in->shedder, NULL);
+	pthread_join(in->writer, NULL);
+	/* The writer stored or refused everything queued before it stopped. */
 	in->st->ops->close(in->st);
-	pthread_cond_destroy(&in->cv);
-	pthread_cond_destroy(&in->fence_cv);
-	pthread_mutex_destroy(&in->mu);
-	free(in);
+	ingest_free(in);
 }
 
 void ingest_fence(struct ingest *in, int64_t minute_mark)
@@ -187,21 +414,57 @@ void ingest_fence(struct ingest *in, int64_t minute_mark)
 	pthread_mutex_unlock(&in->mu);
 }
 
-bool ingest_submit(struct ingest *in, struct ingest_job *job)
+bool ingest_admit(struct ingest *in, int64_t t0_us, unsigned *retry_after)
 {
-	bool ok;
+	int64_t wait;
+	bool stopping;
+	int why;
 
 	pthread_mutex_lock(&in->mu);
-	ok = !in->stopping && in->queued < INGEST_MAX_QUEUE;
-	if (ok) {
+	stopping = in->stopping;
+	why = refusal(in, t0_us, ingest_mono_us(), &wait);
+	pthread_mutex_unlock(&in->mu);
+	*retry_after = retry_after_s(wait);
+	if (why >= 0 && !stopping)
+		atomic_fetch_add(&in->srv->stats.shed[why], 1);
+	return !stopping && why < 0;
+}
+
+bool ingest_submit(struct ingest *in, struct ingest_job *job)
+{
+	int64_t wait;
+	bool stopping;
+	int why;
+
+	pthread_mutex_lock(&in->mu);
+	stopping = in->stopping;
+	why = refusal(in, job->t0_us, ingest_mono_us(), &wait);
+	if (!stopping && why < 0) {
 		if (in->tail)
 			in->tail->next = job;
 		else
 			in->head = job;
 		in->tail = job;
-		in->queued++;
+		if (in->queued++ == 0)
+			pthread_cond_signal(&in->shed_cv);
 		pthread_cond_signal(&in->cv);
 	}
 	pthread_mutex_unlock(&in->mu);
-	return ok;
+	if (stopping || why >= 0) {
+		job->retry_after_s = retry_after_s(wait);
+		if (!stopping)
+			atomic_fetch_add(&in->srv->stats.shed[why], 1);
+		return false;
+	}
+	return true;
+}
+
+size_t ingest_queued(struct ingest *in)
+{
+	size_t n;
+
+	pthread_mutex_lock(&in->mu);
+	n = in->queued;
+	pthread_mutex_unlock(&in->mu);
+	return n;
 }

@@ -14,6 +14,16 @@ const char *stats_reject_name(enum stats_reject r)
 	return names[r];
 }
 
+const char *stats_shed_name(enum stats_shed r)
+{
+	static const char *const names[STATS_SHED_REASONS] = {
+		[STATS_SHED_QUEUE_FULL] = "queue_full",
+		[STATS_SHED_EXPECTED_WAIT] = "expected_wait",
+		[STATS_SHED_DEADLINE] = "deadline",
+	};
+	return names[r];
+}
+
 void stats_latency(struct stats *s, uint64_t us)
 {
 	int i = 0;

@@ -1,6 +1,7 @@
 /* stats.h - the server's own counters for /metrics: reports accepted,
- * duplicates, rejections by reason, and the ingest latency histogram. Plain
- * atomics, so the hot path never takes a lock to count. */
+ * duplicates, rejections by reason, load shed by reason, and the ingest
+ * latency histogram. Plain atomics, so the hot path never takes a lock to
+ * count. */
 #ifndef SCHEDIO_SERVER_INGEST_STATS_H
 #define SCHEDIO_SERVER_INGEST_STATS_H
 
@@ -17,6 +18,14 @@ enum stats_reject {
 	STATS_REJECT_REASONS
 };
 
+/* Why ingest refused a report it could not store in time (503 + Retry-After). */
+enum stats_shed {
+	STATS_SHED_QUEUE_FULL,    /* the queue already held --ingest-queue reports */
+	STATS_SHED_EXPECTED_WAIT, /* its wait so far (in its socket too) and the writer's backlog pass half the bound */
+	STATS_SHED_DEADLINE,      /* it waited in the queue until it could no longer be stored in time */
+	STATS_SHED_REASONS
+};
+
 /* Upper bounds (seconds) of the ingest latency histogram; +Inf follows. */
 #define STATS_LATENCY_BUCKETS 12
 extern const double stats_latency_le[STATS_LATENCY_BUCKETS];
@@ -26,6 +35,7 @@ struct stats {
 	atomic_uint_fast64_t agent_dropped;  /* sum of delivery.dropped over stored (not duplicate) reports */
 	atomic_uint_fast64_t agent_restarts; /* stored reports that showed an agent restart (store_agent_restart) */
 	atomic_uint_fast64_t rejected[STATS_REJECT_REASONS];
+	atomic_uint_fast64_t shed[STATS_SHED_REASONS]; /* also counted in rejected[STATS_REJECT_UNAVAILABLE] */
 	atomic_uint_fast64_t latency[STATS_LATENCY_BUCKETS + 1];
 	atomic_uint_fast64_t latency_count, latency_sum_us;
 	atomic_uint_fast64_t batches, batch_reports;
@@ -33,6 +43,8 @@ struct stats {
 
 /* Name of a rejection reason as the metrics label shows it. */
 const char *stats_reject_name(enum stats_reject r);
+/* Name of a shedding reason as the metrics label shows it. */
+const char *stats_shed_name(enum stats_shed r);
 /* Records one ingest answered after us microseconds. */
 void stats_latency(struct stats *s, uint64_t us);
 

@@ -12,6 +12,12 @@
  * head (bench_body_gzip), so the load generator does not steal the server's CPU.
  * Burst: --burst N opens N connections at once and keeps them, sending
  * rounds of N simultaneous reports (the "held connections" check).
+ * Closed loop: --closed N runs N senders for --duration, each sending its
+ * next report as soon as the previous one was answered, so demand always
+ * matches what the server can take; it counts answers per status, checks
+ * that every 503 carries Retry-After, and with --log FILE writes one
+ * "hostname seq status" line per answer (the overload test compares them
+ * with what the database holds).
  * Query: --get PATH --repeat N times one GET sequentially. --dump prints one
  * realistic report body (for benchmarks that time the server's code directly).
  * Prints one line of figures; exits non-zero if any request failed.
@@ -22,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -31,8 +38,8 @@
 
 struct opts {
 	const char *url, *token, *get;
-	unsigned hosts, rate, duration_s, concurrency, burst, rounds, repeat;
-	const char *host_prefix;
+	unsigned hosts, rate, duration_s, concurrency, burst, rounds, repeat, closed;
+	const char *host_prefix, *log;
 	long long start_ms, interval_ms;
 	int gzip; /* --gzip: bodies sent gzip-compressed (Content-Encoding: gzip), as agents send them */
 	int dump; /* --dump: print one realistic report body and exit */
@@ -45,6 +52,9 @@ struct req {
 	double due;
 	long status;
 	struct curl_slist *hdr;
+	unsigned host;
+	unsigned long long seq;
+	int retry_after; /* the answer carried a Retry-After header */
 };
 
 static double now_s(void)
@@ -204,6 +214,120 @@ static int run_ingest(const struct opts *o)
 	return errors ? 1 : 0;
 }
 
+static size_t note_retry_after(char *p, size_t s, size_t n, void *u)
+{
+	struct req *r = u;
+
+	if (s * n >= 12 && strncasecmp(p, "Retry-After:", 12) == 0)
+		r->retry_after = 1;
+	return s * n;
+}
+
+/* Queues sender r's next report (the next seq of the next host in turn). */
+static void closed_send(CURLM *multi, struct req *r, const struct opts *o, struct curl_slist *hdr, const char *url,
+			unsigned long long *seqs, unsigned long long n)
+{
+	r->host = (unsigned)(n % o->hosts);
+	r->seq = ++seqs[r->host];
+	make_body(r, o, r->host, r->seq);
+	setup_post(r, o, hdr, url);
+	curl_easy_setopt(r->easy, CURLOPT_HEADERFUNCTION, note_retry_after);
+	curl_easy_setopt(r->easy, CURLOPT_HEADERDATA, r);
+	r->retry_after = 0;
+	r->due = now_s();
+	curl_multi_add_handle(multi, r->easy);
+}
+
+/* Closed loop: o->closed senders for o->duration_s, each sending again once answered. A sender
+ * resends at once after a 503, so the demand never drops below what the server can take. */
+static int run_closed(const struct opts *o)
+{
+	char url[1024];
+	CURLM *multi = curl_multi_init();
+	struct curl_slist *hdr = headers(o);
+	struct req *reqs = calloc(o->closed, sizeof(*reqs));
+	unsigned long long sent = 0, done = 0, nlat = 0, cap = 1 << 16, *seqs = calloc(o->hosts, sizeof(*seqs));
+	unsigned long long ok = 0, shed = 0, shed_no_retry_after = 0, other = 0;
+	double *lat = malloc(cap * sizeof(*lat)), t0, end;
+	FILE *log = o->log ? fopen(o->log, "w") : NULL;
+	int running = 0;
+
+	if (!reqs || !seqs || !lat || (o->log && !log)) {
+		fprintf(stderr, "loadgen: cannot start the closed loop (memory or --log)\n");
+		return 2;
+	}
+	snprintf(url, sizeof(url), "%s/api/v1/reports", o->url);
+	curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)o->closed);
+	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)o->closed);
+	t0 = now_s();
+	end = t0 + o->duration_s;
+	for (unsigned i = 0; i < o->closed; i++)
+		closed_send(multi, &reqs[i], o, hdr, url, seqs, sent++);
+	do {
+		CURLMsg *m;
+		int left;
+
+		curl_multi_perform(multi, &running);
+		while ((m = curl_multi_info_read(multi, &left))) {
+			struct req *r;
+			CURLcode res = m->data.result;
+
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+			curl_easy_getinfo(m->easy_handle, CURLINFO_RESPONSE_CODE, &r->status);
+			if (res != CURLE_OK)
+				r->status = 0;
+			if (r->status >= 200 && r->status <= 299) {
+				ok++;
+			} else if (r->status == 503) {
+				shed++;
+				shed_no_retry_after += !r->retry_after;
+			} else {
+				if (++other <= 5)
+					fprintf(stderr, "loadgen: request failed: %s (HTTP %ld)\n",
+						curl_easy_strerror(res), r->status);
+			}
+			if (log)
+				fprintf(log, "%s-%05u %llu %ld\n", o->host_prefix, r->host, r->seq, r->status);
+			if (nlat == cap) {
+				double *more = realloc(lat, 2 * cap * sizeof(*lat));
+
+				if (more) {
+					lat = more;
+					cap *= 2;
+				}
+			}
+			if (nlat < cap)
+				lat[nlat++] = now_s() - r->due;
+			done++;
+			curl_multi_remove_handle(multi, m->easy_handle);
+			if (now_s() < end)
+				closed_send(multi, r, o, hdr, url, seqs, sent++);
+		}
+		curl_multi_poll(multi, NULL, 0, 10, NULL);
+	} while (running > 0 || done < sent);
+	end = now_s();
+	qsort(lat, nlat, sizeof(*lat), cmp_d);
+	printf("closed=%u reports=%llu ok=%llu shed=%llu shed_without_retry_after=%llu other=%llu seconds=%.2f "
+	       "ok_rate=%.0f/s latency_ms p50=%.2f p99=%.2f max=%.2f\n",
+	       o->closed, done, ok, shed, shed_no_retry_after, other, end - t0, (double)ok / (end - t0),
+	       pct(lat, nlat, 0.5) * 1e3, pct(lat, nlat, 0.99) * 1e3, nlat ? lat[nlat - 1] * 1e3 : 0);
+	if (log)
+		fclose(log);
+	for (unsigned i = 0; i < o->closed; i++) {
+		if (reqs[i].easy)
+			curl_easy_cleanup(reqs[i].easy);
+		free(reqs[i].body);
+	}
+	curl_multi_cleanup(multi);
+	curl_slist_free_all(hdr);
+	free(reqs);
+	free(seqs);
+	free(lat);
+	return other || shed_no_retry_after ? 1 : 0;
+}
+
 static int run_get(const struct opts *o)
 {
 	char url[2048];
@@ -250,6 +374,8 @@ int main(int argc, char **argv)
 		{ "host-prefix", required_argument, NULL, 'p' },
 		{ "gzip", no_argument, NULL, 'z' },
 		{ "dump", no_argument, NULL, 'D' },
+		{ "closed", required_argument, NULL, 'C' },
+		{ "log", required_argument, NULL, 'L' },
 		{ 0 },
 	};
 	struct opts o = { .url = "http://127.0.0.1:8080",
@@ -311,9 +437,16 @@ int main(int argc, char **argv)
 		case 'D':
 			o.dump = 1;
 			break;
+		case 'C':
+			o.closed = (unsigned)atoi(optarg);
+			break;
+		case 'L':
+			o.log = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: loadgen --url URL [--rate N --duration S --hosts N --concurrency N | "
-					"--burst N --rounds N | --get PATH --repeat N] [--gzip] | --dump\n");
+					"--burst N --rounds N | --closed N --duration S [--log FILE] | "
+					"--get PATH --repeat N] [--gzip] | --dump\n");
 			return 2;
 		}
 	}
@@ -347,7 +480,7 @@ int main(int argc, char **argv)
 		rc = !body || fwrite(body, 1, len, stdout) != len;
 		free(body);
 	} else {
-		rc = o.get ? run_get(&o) : run_ingest(&o);
+		rc = o.get ? run_get(&o) : o.closed ? run_closed(&o) : run_ingest(&o);
 	}
 	for (int i = 0; i < TAILS; i++) {
 		free(tails[i]);

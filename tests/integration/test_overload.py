@@ -1,0 +1,73 @@
+"""test_overload.py - a closed loop of more senders than the server can serve
+(build/bench/loadgen --closed: each sender posts its next report the moment
+the previous one is answered) against a real server whose ingest bound and
+queue are set small, so it is past capacity on any machine (while few
+enough senders that the HTTP threads read each request soon after it is
+sent: the bound starts when a request is read). Pins down what
+issue 18 asks of overload: no request waits more than a second, every answer
+is 2xx or 503 with Retry-After, every report answered 2xx is in the database
+and none answered 503 is, and /metrics counts what was shed."""
+import os
+import re
+import tempfile
+import unittest
+
+from harness import BIN, Server, main, run
+
+LOADGEN = os.path.join(os.environ.get("SCHEDIO_BUILD") or os.path.join(BIN, ".."), "bench", "loadgen")
+SENDERS = 64
+HOSTS = 40
+SECONDS = 8
+MAX_WAIT_MS = 200
+QUEUE = 8
+FAR_FUTURE_MS = 4102444800000
+
+
+def shed_total(srv):
+    text = srv.request("GET", "/metrics").body.decode()
+    counts = {m.group(1): int(m.group(2))
+              for m in re.finditer(r'^schedio_ingest_shed_total\{reason="(\w+)"\} (\d+)$', text, re.M)}
+    return counts
+
+
+class Overload(unittest.TestCase):
+    def test_closed_loop_past_capacity_answers_in_time_and_stores_exactly_the_acknowledged(self):
+        s = Server("--open-ingest", "--threads", "2", "--ingest-max-wait", str(MAX_WAIT_MS), "--ingest-queue",
+                   str(QUEUE))
+        with s, tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "answers.txt")
+            r = run([LOADGEN, "--url", s.url, "--closed", str(SENDERS), "--hosts", str(HOSTS), "--duration",
+                     str(SECONDS), "--host-prefix", "ovl", "--log", log], timeout=120)
+            print(r.stdout.strip())
+            # loadgen exits non-zero on any answer but 2xx, or a 503 without Retry-After
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            figures = dict(re.findall(r"(\w+)=([\d.]+)", r.stdout))
+            self.assertEqual(int(figures["other"]), 0)
+            self.assertEqual(int(figures["shed_without_retry_after"]), 0)
+            self.assertGreater(int(figures["ok"]), 100, "too few reports stored to say anything")
+            self.assertGreater(int(figures["shed"]), 0, "the server was not past capacity: nothing was shed")
+            self.assertLess(float(figures["max"]), 1000.0, "a request waited more than a second")
+
+            acked, refused = set(), set()
+            with open(log) as f:
+                for line in f:
+                    host, seq, status = line.split()
+                    (acked if status == "200" else refused).add((host, int(seq)))
+            self.assertEqual(len(acked) + len(refused), int(figures["reports"]))
+            stored = set()
+            for h in range(HOSTS):
+                host = f"ovl-{h:05d}"
+                reports = s.get_json(f"/api/v1/hosts/{host}/reports?from=0&to={FAR_FUTURE_MS}")["reports"]
+                stored |= {(host, x["seq"]) for x in reports}
+            self.assertEqual(acked - stored, set(), "answered 2xx but not stored")
+            self.assertEqual(stored & refused, set(), "answered 503 but stored")
+            self.assertEqual(stored, acked)
+
+            shed = shed_total(s)
+            self.assertEqual(sum(shed.values()), int(figures["shed"]), f"/metrics: {shed}")
+            self.assertEqual(s.metric("schedio_reports_accepted_total"), len(acked))
+            print(f"stored {len(stored)}, refused {len(refused)}; shed by reason {shed}")
+
+
+if __name__ == "__main__":
+    main()
