@@ -273,8 +273,10 @@ int daemon_run(struct agent_config *cfg, daemon_reload_fn reload, void **states,
 			if (next_ms <= now) /* fell behind (suspend, clock step): restart the cadence */
 				next_ms = now + d.cfg.interval_s * 1000;
 		}
-		if (spool_count(d.spool) > 0 && now >= d.retry_at)
+		if (spool_count(d.spool) > 0 && now >= d.retry_at) {
 			deliver(&d, next_ms);
+			push_rest(d.push);
+		}
 		wake = next_ms;
 		if (spool_count(d.spool) > 0 && d.retry_at < wake)
 			wake = d.retry_at;

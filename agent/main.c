@@ -354,8 +354,10 @@ static int run_direct(const struct agent_config *cfg, const char *state_dir, voi
 				free(text);
 				goto out;
 			}
-		} else if (push_report(push, text, strlen(text), &status, err, sizeof(err)) != PUSH_OK) {
-			log_warn("report not delivered: %s", err);
+		} else {
+			if (push_report(push, text, strlen(text), &status, err, sizeof(err)) != PUSH_OK)
+				log_warn("report not delivered: %s", err);
+			push_rest(push);
 		}
 		free(text);
 		start_ms = end_ms;

@@ -4,7 +4,9 @@
  * libssh2, Kerberos, LDAP, p11-kit) at exec, and their constructors make
  * ~6 MiB resident before main runs. Loading it with dlopen after the BPF
  * programs are loaded keeps that off the agent's start-up peak (the
- * kernel BTF parse) and out of --stdout runs altogether. */
+ * kernel BTF parse) and out of --stdout runs altogether. Most of what the
+ * load makes resident (symbol tables, relocation records, initialisation
+ * code) is not used again, so it is let go right after (curl_lib_trim). */
 #ifndef SCHEDIO_AGENT_DELIVERY_CURL_LIB_H
 #define SCHEDIO_AGENT_DELIVERY_CURL_LIB_H
 
@@ -27,6 +29,11 @@ struct curl_lib {
 
 /* Loads and initialises libcurl once (thread-safe); NULL with the reason in err. */
 const struct curl_lib *curl_lib_get(char *err, size_t errlen);
+/* Lets go of the file pages (code, read-only data) of libcurl and the libraries it brought in, to be
+ * mapped again from the page cache when used; done once after loading, then at most every 10 minutes. */
+void curl_lib_trim(void);
+/* Between sends: curl_lib_trim if the last one was 10 minutes ago or more. */
+void curl_lib_rest(void);
 /* Cleans up and unloads libcurl if it was loaded; call once at exit, after every handle is freed. */
 void curl_lib_release(void);
 

@@ -181,6 +181,12 @@ enum push_result push_report(struct push *p, const char *body, size_t len, long 
 	return res;
 }
 
+void push_rest(struct push *p)
+{
+	(void)p;
+	curl_lib_rest();
+}
+
 void push_free(struct push *p)
 {
 	if (!p)
