@@ -55,6 +55,20 @@ static uint64_t backoff_ms(const struct daemon *d)
 	return delay / 2 + (uint64_t)random() % (delay / 2 + 1);
 }
 
+/* The wait before the next try: the backoff, or the server's Retry-After when longer, honoured up to
+ * backoff_max and spread over a quarter more so that agents refused together do not come back together. */
+static uint64_t retry_delay_ms(const struct daemon *d)
+{
+	uint64_t delay = backoff_ms(d), cap = d->cfg.backoff_max_s * 1000;
+	uint64_t asked = (uint64_t)push_retry_after_s(d->push) * 1000;
+
+	if (asked > cap)
+		asked = cap;
+	if (asked > delay)
+		delay = asked + (uint64_t)random() % (asked / 4 + 1);
+	return delay;
+}
+
 /* Encodes rep (with its delivery.dropped) as gzip'd JSON. */
 static int encode(cJSON *rep, uint64_t dropped, char **gz, size_t *gzlen)
 {
@@ -155,7 +169,7 @@ static void deliver(struct daemon *d, uint64_t deadline_ms)
 			if (*d->stop)
 				return;
 			d->failures++;
-			d->retry_at = report_now_ms() + backoff_ms(d);
+			d->retry_at = report_now_ms() + retry_delay_ms(d);
 			log_warn("report %llu not delivered (%zu waiting in the spool), retry in %.1f s: %s",
 				 (unsigned long long)seq, spool_count(d->spool),
 				 (double)(d->retry_at - report_now_ms()) / 1000, err);

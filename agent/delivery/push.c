@@ -7,6 +7,7 @@
  */
 #include "agent/delivery/push.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ struct push {
 	char errbuf[CURL_ERROR_SIZE];
 	char answer[256]; /* head of the response body, for error messages */
 	size_t answer_len;
+	long retry_after_s; /* the last answer's Retry-After, 0 if none */
 };
 
 static size_t keep_head(char *ptr, size_t size, size_t nmemb, void *userdata)
@@ -140,6 +142,7 @@ enum push_result push_send_gz(struct push *p, const void *gz, size_t len, long *
 	p->errbuf[0] = '\0';
 	p->answer_len = 0;
 	p->answer[0] = '\0';
+	p->retry_after_s = 0;
 	p->c->easy_setopt(p->curl, CURLOPT_POSTFIELDS, gz);
 	p->c->easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	rc = p->c->easy_perform(p->curl);
@@ -155,6 +158,13 @@ enum push_result push_send_gz(struct push *p, const void *gz, size_t len, long *
 		snprintf(err, errlen, "%s refused the token (%ld): set token or token_file to an ingest token: %s",
 			 p->url, *status, p->answer);
 		return PUSH_RETRY;
+	}
+	if (*status == 503 || *status == 429) {
+		curl_off_t ra = 0;
+
+		/* Seconds, or an HTTP date turned into seconds from now by libcurl. */
+		if (p->c->easy_getinfo(p->curl, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
+			p->retry_after_s = ra > LONG_MAX ? LONG_MAX : (long)ra;
 	}
 	if (*status >= 500 || *status == 408 || *status == 429 || *status == 404) {
 		/* 404: a proxy or a server without ingest yet; the report is fine, the path is not there. */
@@ -179,6 +189,11 @@ enum push_result push_report(struct push *p, const char *body, size_t len, long 
 	res = push_send_gz(p, gz, gzlen, status, err, errlen);
 	free(gz);
 	return res;
+}
+
+long push_retry_after_s(const struct push *p)
+{
+	return p->retry_after_s;
 }
 
 void push_rest(struct push *p)

@@ -21,6 +21,8 @@ struct push *push_new(const char *server, const char *token, const char *ca_file
 enum push_result push_send_gz(struct push *p, const void *gz, size_t len, long *status, char *err, size_t errlen);
 /* Compresses body (JSON) and sends it like push_send_gz. */
 enum push_result push_report(struct push *p, const char *body, size_t len, long *status, char *err, size_t errlen);
+/* Seconds the last answer (503 or 429) asked to wait before the next try (Retry-After); 0 if none. */
+long push_retry_after_s(const struct push *p);
 /* Call between sends (none running): lets libcurl's file pages go now and then (curl_lib_rest). */
 void push_rest(struct push *p);
 /* Frees the sender and its connection. */

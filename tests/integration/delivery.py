@@ -27,9 +27,11 @@ class ReportReceiver:
     def __init__(self, port=None):
         self.port = port or harness.free_port()
         self.fail_status = None
+        self.retry_after = None   # Retry-After sent with fail_status, when set
         self.lock = threading.Lock()
         self.stored = {}          # (host_id, seq) -> report
         self.posts = []           # (seq, status) per POST, in arrival order
+        self.post_times = []      # time.monotonic() per POST, the same order
         self.resent_after_ack = 0 # POSTs for a (host, seq) that had already had a 2xx
         self.client_ports = []    # the agent's source port per POST: keep-alive reuses one
         self.plain_bodies = 0     # POSTs not gzip'd
@@ -57,9 +59,11 @@ class ReportReceiver:
                     rcv.conns.discard(self.connection)
                 super().finish()
 
-            def reply(self, status, doc):
+            def reply(self, status, doc, headers=()):
                 body = json.dumps(doc).encode()
                 self.send_response(status)
+                for name, value in headers:
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -81,13 +85,15 @@ class ReportReceiver:
                 status = rcv.fail_status or 200
                 with rcv.lock:
                     rcv.posts.append((rep["seq"], status))
+                    rcv.post_times.append(time.monotonic())
                     if status == 200:
                         if key in rcv.stored:
                             rcv.resent_after_ack += 1
                         else:
                             rcv.stored[key] = rep
                 if status != 200:
-                    return self.reply(status, {"error": "stand-in told to fail"})
+                    extra = [("Retry-After", str(rcv.retry_after))] if rcv.retry_after is not None else []
+                    return self.reply(status, {"error": "stand-in told to fail"}, extra)
                 self.reply(200, {"stored": True})
 
         return Handler

@@ -9,7 +9,8 @@ SIGHUP with a new interval lets the interval in progress end as planned.
 
 Two tests need what the real server cannot be made to do, and say so: a
 server that accepts and never answers (a bare socket), and answering 503 on
-demand or showing the agent's connections and encoding (delivery.ReportReceiver)."""
+demand (with or without Retry-After, which the agent honours up to backoff_max) or
+showing the agent's connections and encoding (delivery.ReportReceiver)."""
 import os
 import re
 import signal
@@ -224,6 +225,36 @@ class DeliveryTest(AgentServerTest):
             self.assertEqual(rcv.resent_after_ack, 0)
             self.assertEqual(rcv.plain_bodies, 0)
             self.assertEqual(len(set(rcv.client_ports[n:])), 1, "each report opened a new connection")
+        finally:
+            rcv.stop()
+
+    def failing_gaps(self, rcv, backoff_max, n):
+        """Seconds between the first n+1 refused POSTs of a new agent."""
+        agent = self.agent = Agent("--server", rcv.url, "--interval", "1", "--backoff-max", str(backoff_max)).start()
+        wait_for(lambda: len(rcv.post_times) >= n + 1, 30, "refused POSTs: " + agent.log()[-2000:])
+        agent.stop()
+        t = rcv.post_times[:n + 1]
+        return [b - a for a, b in zip(t, t[1:])]
+
+    def test_retry_after_is_honoured_up_to_backoff_max(self):
+        # Stand-in, as above: the real server's 503s (overload) cannot be had on demand.
+        rcv = ReportReceiver().start()
+        try:
+            rcv.fail_status, rcv.retry_after = 503, 3
+            gaps = self.failing_gaps(rcv, 10, 2)
+            print(f"Retry-After 3, backoff_max 10: gaps {[round(g, 2) for g in gaps]} s")
+            # Without it the first two waits are 0.5-1 s and 1-2 s (the backoff); with it 3-3.75 s.
+            for g in gaps:
+                self.assertGreaterEqual(g, 2.95, gaps)
+                self.assertLessEqual(g, 3.75 + 0.5, gaps)
+            with rcv.lock:
+                rcv.post_times.clear()
+            rcv.retry_after = 100
+            gaps = self.failing_gaps(rcv, 2, 2)
+            print(f"Retry-After 100, backoff_max 2: gaps {[round(g, 2) for g in gaps]} s")
+            for g in gaps:
+                self.assertGreaterEqual(g, 1.95, gaps)
+                self.assertLessEqual(g, 2.5 + 0.5, gaps)
         finally:
             rcv.stop()
 
