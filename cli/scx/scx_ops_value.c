@@ -133,12 +133,31 @@ fail:
 int scx_ops_value_is_member(struct bpf_object *obj, struct bpf_program *prog, const char *member)
 {
 	const struct btf *btf = bpf_object__btf(obj);
-	int id = btf ? btf__find_by_name_kind(btf, "sched_ext_ops", BTF_KIND_STRUCT) : -1;
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	__u32 idx = bpf_program__expected_attach_type(prog);
+	const struct btf_type *t, *mt;
+	struct bpf_map *map;
+	const char *data;
+	__u32 mtype = 0;
+	size_t size = 0;
+	long off;
 
-	/* Before load, libbpf keeps the member index in the object's own BTF here. */
-	if (!t || bpf_program__type(prog) != BPF_PROG_TYPE_STRUCT_OPS || idx >= btf_vlen(t))
+	if (!btf || bpf_program__type(prog) != BPF_PROG_TYPE_STRUCT_OPS)
 		return 0;
-	return strcmp(btf__name_by_offset(btf, btf_members(t)[idx].name_off), member) == 0;
+	/* libbpf (>= 1.3) shows a struct_ops map's data as its "shadow" type: the
+	 * object's struct, each callback slot holding its struct bpf_program. */
+	bpf_object__for_each_map(map, obj)
+	{
+		if (bpf_map__type(map) != BPF_MAP_TYPE_STRUCT_OPS)
+			continue;
+		t = btf__type_by_id(btf, bpf_map__btf_value_type_id(map));
+		data = bpf_map__initial_value(map, &size);
+		off = t && btf_is_struct(t) && data ? member_offset(btf, t, member, &mtype) : -1;
+		mt = off >= 0 ? btf__type_by_id(btf, mtype) : NULL;
+		while (mt && (btf_is_mod(mt) || btf_is_typedef(mt)))
+			mt = btf__type_by_id(btf, mt->type);
+		if (!mt || !btf_is_ptr(mt) || (size_t)off + sizeof(prog) > size)
+			continue;
+		if (*(struct bpf_program *const *)(data + off) == prog)
+			return 1;
+	}
+	return 0;
 }
