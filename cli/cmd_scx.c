@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli/command.h"
+#include "cli/scx/scx_libbpf.h"
 #include "cli/scx/scx_sched.h"
 #include "cli/scx/scx_state.h"
 #include "cli/scx/scx_topology.h"
@@ -57,6 +58,7 @@ static void usage(void)
 {
 	printf("Usage: schedio scx run fifo|llc [OPTION]...\n"
 	       "       schedio scx run --object FILE.bpf.o [OPTION]...\n"
+	       "       schedio scx version   the libbpf that loads the schedulers\n"
 	       "\n"
 	       "Loads a sched_ext scheduler, prints its counters every few seconds and\n"
 	       "unloads it on Ctrl-C/SIGTERM (the kernel falls back to the fair class).\n"
@@ -325,15 +327,29 @@ out:
 	return rc;
 }
 
+/* `schedio scx version`: the libbpf this binary loads schedulers with. */
+static int scx_version(int argc, char **argv)
+{
+	char line[128];
+
+	if (argc != 1)
+		cli_usage_error(PROG, "version takes no arguments");
+	scx_libbpf_describe(line, sizeof(line));
+	printf("%s: %s\n", PROG, line);
+	return scx_libbpf_at_least_min(libbpf_major_version(), libbpf_minor_version()) ? 0 : 1;
+}
+
 int cmd_scx(int argc, char **argv)
 {
 	if (argc < 2)
-		cli_usage_error(PROG, "missing subcommand (run)");
+		cli_usage_error(PROG, "missing subcommand (run, version)");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage();
 		return 0;
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return scx_run(argc - 1, argv + 1);
-	cli_usage_error(PROG, "unknown subcommand '%s' (run)", argv[1]);
+	if (strcmp(argv[1], "version") == 0)
+		return scx_version(argc - 1, argv + 1);
+	cli_usage_error(PROG, "unknown subcommand '%s' (run, version)", argv[1]);
 }
