@@ -52,15 +52,16 @@ mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
 echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" >"$aptdir/sources.list"
 apt_opts=(-o APT::Sandbox::User=root -o "Dir::Etc::sourcelist=$aptdir/sources.list" -o "Dir::Etc::sourceparts=-"
 	-o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache" -o "APT::Get::List-Cleanup=0")
-apt-get "${apt_opts[@]}" -qq update >&2 || die "apt-get update for $suite failed ($mirror)"
+apt-get "${apt_opts[@]}" -qq --error-on=any update >&2 || die "apt-get update for $suite failed ($mirror)"
 
 # The package's record in the signed Sources index (apt checked InRelease's
 # signature against Debian's archive keyring).
 record=$(apt-cache "${apt_opts[@]}" showsrc libbpf 2>/dev/null |
-	awk -v v="$version" '/^Package: /{ keep = 0 } /^Version: /{ keep = ($2 == v) } keep')
+	awk -v v="$version" '/^Package: /{ keep = 0 } /^Version: /{ keep = ($2 == v) } keep') || true
 if [ -z "$record" ]; then
-	have=$(apt-cache "${apt_opts[@]}" showsrc libbpf 2>/dev/null | awk '/^Version: /{ print $2 }' | paste -sd' ')
-	die "Debian $suite ($mirror) no longer has libbpf $version (it has: ${have:-none}); move the pin: set version= in deploy/build-libbpf.sh to one of those (>= 1.4) and rebuild"
+	have=$(apt-cache "${apt_opts[@]}" showsrc libbpf 2>/dev/null | awk '/^Version: /{ print $2 }' | paste -sd' ') || true
+	[ -n "$have" ] || die "no libbpf in the Sources index of $suite ($mirror): is the mirror reachable?"
+	die "Debian $suite ($mirror) no longer has libbpf $version (it has: $have); move the pin: set version= in deploy/build-libbpf.sh to one of those (>= 1.4) and rebuild"
 fi
 
 tmp=$(mktemp -d "$cache/.build-$version.XXXXXX")
