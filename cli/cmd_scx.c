@@ -64,9 +64,10 @@ static void usage(void)
 	       "unloads it on Ctrl-C/SIGTERM (the kernel falls back to the fair class).\n"
 	       "  fifo               one global FIFO queue (scx_fifo)\n"
 	       "  llc                one queue per L3 cache domain, stealing when empty (scx_llc)\n"
-	       "  --object FILE      any scheduler object with one SEC(\".struct_ops\") sched_ext_ops\n"
+	       "  --object FILE      any scheduler object with one SEC(\".struct_ops\") sched_ext_ops;\n"
+	       "                     its own name, flags and other data are kept\n"
 	       "  --timeout-ms N     watchdog: the kernel ejects the scheduler if a task waits\n"
-	       "                     this long (default: the kernel's, 30000)\n"
+	       "                     this long (default: the object's own, else the kernel's, 30000)\n"
 	       "  --steal always|after:N|never   llc: steal from other domains at once (default),\n"
 	       "                     only after the own domain has been empty N microseconds,\n"
 	       "                     or never (a CPU idles while another domain's tasks wait)\n"
@@ -281,6 +282,7 @@ static int scx_run(int argc, char **argv)
 	size_t len = 0;
 	char why[256];
 	double start;
+	uint32_t watchdog;
 	int err, rc = 1;
 
 	parse_args(argc, argv, &o);
@@ -317,8 +319,9 @@ static int scx_run(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", PROG, s.err);
 		goto out;
 	}
+	watchdog = o.timeout_ms ? o.timeout_ms : s.timeout_ms;
 	printf("%s: %s attached (watchdog %s%u ms%s); SIGINT/SIGTERM detaches\n", PROG, s.name,
-	       o.timeout_ms ? "" : "kernel default, ", o.timeout_ms ? o.timeout_ms : 30000,
+	       watchdog ? "" : "kernel default, ", watchdog ? watchdog : 30000,
 	       o.partial ? ", SCHED_EXT tasks only" : "");
 	fflush(stdout);
 	rc = run_attached(&s, &o, start);
