@@ -1,9 +1,10 @@
 /* scx_ops_value.c - fills a sched_ext struct_ops map value ourselves.
  *
- * Debian 12's libbpf 1.1 can attach a struct_ops map, but it offers no way to
- * change the ops' data fields after open (no skeleton struct_ops access before
- * libbpf 1.4), and it registers without a BPF link, so a loader that dies
- * leaves the scheduler running. We therefore let libbpf load the programs and
+ * Written for Debian 12's libbpf 1.1, which could not change the ops' data
+ * after open and registered without a BPF link (a loader that died left the
+ * scheduler running); the CLI now links libbpf >= 1.4, whose own attach could
+ * do much of this, but this path is proven on the VM test bed and keeps the
+ * value in our hands. We let libbpf load the programs and
  * create the map (with BPF_F_LINK), then write the value from the running
  * kernel's BTF: each callback's slot gets its program's fd (libbpf has set the
  * program's expected_attach_type to the kernel's member index at load), the
