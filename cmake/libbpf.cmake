@@ -1,4 +1,4 @@
-# libbpf.cmake - the pinned libbpf (>= 1.4, Debian sid's source, built by
+# libbpf.cmake - the pinned libbpf (>= 1.4, Debian 13's source, built by
 # deploy/build-libbpf.sh into .cache/libbpf at configure time) that the CLI
 # links statically as target schedio_libbpf_static: its headers come before
 # the system's. Only the CLI and its tests use it; the agent stays on the

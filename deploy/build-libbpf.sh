@@ -1,13 +1,13 @@
 #!/bin/bash
 # build-libbpf.sh - the pinned libbpf the `schedio` CLI links statically: the
-# source package of Debian sid (Debian 12's libbpf 1.1 cannot open the
+# source package of Debian 13 (Debian 12's libbpf 1.1 cannot open the
 # sched_ext objects people write), downloaded through a private apt sources
 # file and lists dir in the cache (the machine's apt configuration is never
 # changed), checked against the signed index, unpacked with dpkg-source and
 # its src/ built with the machine's gcc and Debian's build flags as a static
 # library of position-independent code (-fPIE) against the system's libelf
 # and zlib.
-# (sid's prebuilt libbpf.a cannot be used: it needs sid's glibc.)
+# (Debian 13's prebuilt libbpf.a cannot be used: it needs its newer glibc.)
 #
 # Usage: build-libbpf.sh [CACHE_DIR]   (default: .cache/libbpf in the checkout)
 # Prints the install prefix: PREFIX/include/bpf/*.h and PREFIX/lib/libbpf.a.
@@ -17,11 +17,13 @@
 # serves the machine's own Debian release in its apt sources).
 set -euo pipefail
 
-# The pin: a version of the source package `libbpf` in Debian's $suite. sid
-# keeps only its newest upload; when the mirror no longer has this one, the
-# script fails and prints what it has: put that here (>= 1.4 is required).
-version=1.7.0-1
-suite=sid
+# The pin: a version of the source package `libbpf` in Debian's $suite. A
+# stable release (trixie, Debian 13) keeps its version for years, where sid
+# keeps only its newest upload for days or weeks; when the mirror no longer
+# has this one, the script fails and prints what it has: put that here
+# (>= 1.4 is required).
+version=1.5.0-3
+suite=trixie
 
 die() { echo "build-libbpf: $*" >&2; exit 1; }
 
