@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli/command.h"
+#include "cli/scx/scx_libbpf.h"
 #include "cli/scx/scx_sched.h"
 #include "cli/scx/scx_state.h"
 #include "cli/scx/scx_topology.h"
@@ -57,14 +58,17 @@ static void usage(void)
 {
 	printf("Usage: schedio scx run fifo|llc [OPTION]...\n"
 	       "       schedio scx run --object FILE.bpf.o [OPTION]...\n"
+	       "       schedio scx version   the libbpf that loads the schedulers\n"
 	       "\n"
 	       "Loads a sched_ext scheduler, prints its counters every few seconds and\n"
 	       "unloads it on Ctrl-C/SIGTERM (the kernel falls back to the fair class).\n"
 	       "  fifo               one global FIFO queue (scx_fifo)\n"
 	       "  llc                one queue per L3 cache domain, stealing when empty (scx_llc)\n"
-	       "  --object FILE      any scheduler object with one SEC(\".struct_ops\") sched_ext_ops\n"
+	       "  --object FILE      any scheduler object with one sched_ext_ops in SEC(\".struct_ops\")\n"
+	       "                     or SEC(\".struct_ops.link\");\n"
+	       "                     its own name, flags and other data are kept\n"
 	       "  --timeout-ms N     watchdog: the kernel ejects the scheduler if a task waits\n"
-	       "                     this long (default: the kernel's, 30000)\n"
+	       "                     this long (default: the object's own, else the kernel's, 30000)\n"
 	       "  --steal always|after:N|never   llc: steal from other domains at once (default),\n"
 	       "                     only after the own domain has been empty N microseconds,\n"
 	       "                     or never (a CPU idles while another domain's tasks wait)\n"
@@ -279,6 +283,7 @@ static int scx_run(int argc, char **argv)
 	size_t len = 0;
 	char why[256];
 	double start;
+	uint32_t watchdog;
 	int err, rc = 1;
 
 	parse_args(argc, argv, &o);
@@ -315,8 +320,9 @@ static int scx_run(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", PROG, s.err);
 		goto out;
 	}
+	watchdog = o.timeout_ms ? o.timeout_ms : s.timeout_ms;
 	printf("%s: %s attached (watchdog %s%u ms%s); SIGINT/SIGTERM detaches\n", PROG, s.name,
-	       o.timeout_ms ? "" : "kernel default, ", o.timeout_ms ? o.timeout_ms : 30000,
+	       watchdog ? "" : "kernel default, ", watchdog ? watchdog : 30000,
 	       o.partial ? ", SCHED_EXT tasks only" : "");
 	fflush(stdout);
 	rc = run_attached(&s, &o, start);
@@ -325,15 +331,29 @@ out:
 	return rc;
 }
 
+/* `schedio scx version`: the libbpf this binary loads schedulers with. */
+static int scx_version(int argc, char **argv)
+{
+	char line[128];
+
+	if (argc != 1)
+		cli_usage_error(PROG, "version takes no arguments");
+	scx_libbpf_describe(line, sizeof(line));
+	printf("%s: %s\n", PROG, line);
+	return scx_libbpf_at_least_min(libbpf_major_version(), libbpf_minor_version()) ? 0 : 1;
+}
+
 int cmd_scx(int argc, char **argv)
 {
 	if (argc < 2)
-		cli_usage_error(PROG, "missing subcommand (run)");
+		cli_usage_error(PROG, "missing subcommand (run, version)");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage();
 		return 0;
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return scx_run(argc - 1, argv + 1);
-	cli_usage_error(PROG, "unknown subcommand '%s' (run)", argv[1]);
+	if (strcmp(argv[1], "version") == 0)
+		return scx_version(argc - 1, argv + 1);
+	cli_usage_error(PROG, "unknown subcommand '%s' (run, version)", argv[1]);
 }

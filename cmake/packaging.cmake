@@ -5,7 +5,8 @@
 # programs under /usr, units in /lib/systemd/system, configs in /etc/schedio
 # as conffiles so upgrades keep local edits. Depends are the runtime
 # libraries of Debian 12 the binaries link (tests/integration/test_packages.py
-# checks them against the binaries' actual NEEDED entries).
+# checks them against the binaries' actual NEEDED entries). libbpf1 is the
+# agent's; the CLI links its own libbpf statically (cmake/libbpf.cmake).
 
 install(FILES ${CMAKE_SOURCE_DIR}/deploy/systemd/schedio-agent.service DESTINATION /lib/systemd/system COMPONENT agent)
 install(FILES ${CMAKE_SOURCE_DIR}/deploy/agent.conf.example DESTINATION /etc/schedio RENAME agent.conf

@@ -13,6 +13,9 @@ packages=(
 	libbpf-dev bpftool libelf-dev liburing-dev
 	libmicrohttpd-dev libsqlite3-dev libcjson-dev libcurl4-gnutls-dev zlib1g-dev libzstd-dev
 	libinih-dev libcmocka-dev nettle-dev libgnutls28-dev libpq-dev
+	# the CLI's static libbpf: sid's source package, checked by apt against Debian's keyring,
+	# unpacked by dpkg-source (dpkg-dev, below) and built (deploy/build-libbpf.sh)
+	debian-archive-keyring
 	# tests and tools they drive
 	python3 python3-jsonschema python3-yaml curl jq sqlite3 faketime procps iproute2 stress-ng openssl fio
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap e2fsprogs

@@ -42,6 +42,26 @@ __attribute__((format(printf, 3, 4))) static int fail(struct scx_sched *s, int e
 	return err;
 }
 
+/* The object's own ops name and watchdog timeout: the kernel shows .name
+ * (the variable's name if it has none) and .timeout_ms applies unless the
+ * user gives --timeout-ms. */
+static void name_of_ops(struct scx_sched *s)
+{
+	const char *name;
+	const void *timeout;
+	size_t n = 0, len;
+
+	name = scx_ops_value_obj_member(s->obj, s->ops, "name", &n);
+	len = name ? strnlen(name, n) : 0;
+	if (len > 0 && len < n && len < sizeof(s->name))
+		memcpy(s->name, name, len + 1);
+	else
+		snprintf(s->name, sizeof(s->name), "%s", bpf_map__name(s->ops));
+	timeout = scx_ops_value_obj_member(s->obj, s->ops, "timeout_ms", &n);
+	if (timeout && n == sizeof(s->timeout_ms))
+		memcpy(&s->timeout_ms, timeout, n);
+}
+
 int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char *path)
 {
 	struct bpf_program *prog;
@@ -66,13 +86,15 @@ int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char 
 		s->ops = map;
 	}
 	if (!s->ops)
-		return fail(s, -EINVAL, "%s has no struct_ops map (SEC(\".struct_ops\"))", bpf_object__name(s->obj));
-	snprintf(s->name, sizeof(s->name), "%s", bpf_map__name(s->ops));
+		return fail(s, -EINVAL, "%s has no struct_ops map (SEC(\".struct_ops\") or SEC(\".struct_ops.link\"))",
+			    bpf_object__name(s->obj));
+	name_of_ops(s);
 	err = bpf_map__set_map_flags(s->ops, bpf_map__map_flags(s->ops) | SCX_BPF_F_LINK);
 	if (err)
 		return fail(s, err, "cannot make %s a link map", s->name);
-	/* init may call scx_bpf_create_dsq, which sleeps; libbpf 1.1 has no
-	 * "struct_ops.s" section to say so. */
+	/* init may call scx_bpf_create_dsq, which sleeps; objects that put it in
+	 * SEC("struct_ops/...") (as the built-in ones do) need the mark. libbpf
+	 * makes SEC("struct_ops.s/...") programs sleepable itself at load. */
 	bpf_object__for_each_program(prog, s->obj)
 	{
 		if (scx_ops_value_is_member(s->obj, prog, "init"))

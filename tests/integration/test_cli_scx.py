@@ -3,6 +3,7 @@ no sched_ext: usage errors exit 2 with one line, and loading a scheduler
 fails with one line that says why (the VM test, tests/vm/test_scx_sched.sh,
 loads them for real on a kernel that has sched_ext)."""
 import os
+import re
 import unittest
 
 from harness import binary, main, run
@@ -22,7 +23,7 @@ class ScxCli(unittest.TestCase):
             ["scx", "run", "llc", "--steal", "later"], ["scx", "run", "llc", "--steal", "after:0"],
             ["scx", "run", "fifo", "--timeout-ms", "0"], ["scx", "run", "fifo", "--timeout-ms", "30001"],
             ["scx", "run", "fifo", "--duration", "-1"], ["scx", "run", "fifo", "--steal", "never"],
-            ["scx", "run", "llc", "--steal", "nevermore"]
+            ["scx", "run", "llc", "--steal", "nevermore"], ["scx", "version", "now"]
         ]
         for args in cases:
             r = run([binary("schedio"), *args])
@@ -39,6 +40,18 @@ class ScxCli(unittest.TestCase):
         for word in ("fifo", "llc", "--timeout-ms", "--steal", "never", "--object"):
             self.assertIn(word, r.stdout)
         self.assertIn("scx", run([binary("schedio"), "--help"]).stdout)
+
+    def test_version_names_a_libbpf_new_enough_for_sched_ext(self):
+        r = run([binary("schedio"), "scx", "version"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        m = re.fullmatch(r"schedio scx: libbpf (\d+)\.(\d+) \(headers (\d+)\.(\d+), linked into schedio\)\n",
+                         r.stdout)
+        self.assertTrue(m, r.stdout)
+        self.assertGreaterEqual((int(m[1]), int(m[2])), (1, 4))
+        self.assertEqual((m[1], m[2]), (m[3], m[4]))
+        r = run([binary("schedio"), "scx", "version", "extra"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("version", run([binary("schedio"), "scx", "--help"]).stdout)
 
     @unittest.skipIf(HAS_SCX, "this kernel has sched_ext")
     def test_no_sched_ext_is_one_line_and_nothing_loaded(self):

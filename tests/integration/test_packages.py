@@ -108,6 +108,25 @@ class PackagesTest(unittest.TestCase):
                     self.assertTrue(owner, f"no package owns {lib}")
                     self.assertIn(owner, depends, f"{pkg}: {p} links {lib} from {owner}, not in Depends")
 
+    def test_one_libbpf_per_binary(self):
+        # The CLI carries its own libbpf >= 1.4 (static), the agent Debian 12's shared one:
+        # neither links the other's, and the package still depends on libbpf1 for the agent.
+        deb = self.debs["schedio-agent"]
+        root = tempfile.mkdtemp(dir=self.out)
+        subprocess.run(["dpkg-deb", "-x", deb, root], check=True)
+
+        def needed(p):
+            return re.findall(r"\(NEEDED\).*\[(.+?)\]", harness.run(["readelf", "-d", os.path.join(root, p)]).stdout)
+        self.assertFalse([l for l in needed("usr/bin/schedio") if l.startswith("libbpf.so")])
+        self.assertIn("libbpf.so.1", needed("usr/sbin/schedio-agent"))
+        self.assertIn("libbpf1", self.field(deb, "Depends"))
+        r = harness.run([os.path.join(root, "usr/bin/schedio"), "scx", "version"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        m = re.match(r"schedio scx: libbpf (\d+)\.(\d+) \(headers (\d+)\.(\d+),", r.stdout)
+        self.assertTrue(m, r.stdout)
+        self.assertGreaterEqual((int(m[1]), int(m[2])), (1, 4))
+        self.assertEqual((m[1], m[2]), (m[3], m[4]))
+
     def test_unpacked_binaries_run_and_units_verify(self):
         root = tempfile.mkdtemp(dir=self.out)
         for deb in self.debs.values():

@@ -10,7 +10,9 @@
 # scx_fifo and scx_llc, runqueue latency is split by the scheduler that ran
 # each task (report runqlat.by_scheduler), and a real server's fleet query
 # grouped by scheduler returns the same split (check_sched_split.py); with
-# `scx_fifo --partial` loaded, only SCHED_EXT tasks' samples are its own.
+# `scx_fifo --partial` loaded, only SCHED_EXT tasks' samples are its own. An
+# object in the community's conventions (.struct_ops.link, struct_ops.s, its
+# own name and timeout) loads and runs (issue 20).
 # Exit 0 pass, 1 fail, 77 skip (qemu/busybox/gcc missing, or the build
 # skipped the schedulers: bpf/scx/CMakeLists.txt says why).
 set -euo pipefail
@@ -23,6 +25,7 @@ timeout_ms=2000
 split_rounds=1000
 set +e
 "$here/vm-run.sh" -s sid -b "$build/bin/schedio" -b "$build/bin/schedio-agent" -b "$tmp/pingpong" -f "$build/bpf/scx/scx_broken.bpf.o" \
+	-f "$build/bpf/scx/scx_link_ops.bpf.o" \
 	-e PP_ROUNDS=2000 -e PP_SPLIT_ROUNDS=$split_rounds -e BROKEN_TIMEOUT_MS=$timeout_ms -o "$tmp/out" -t 400 \
 	"$here/guest/scx_sched.sh" | tee "$tmp/out.txt"
 rc=${PIPESTATUS[0]}

@@ -159,6 +159,31 @@ if command -v schedio-agent >/dev/null; then
 	wait_state disabled 50 || fail "partial: still '$(state)' after the loader exited"
 fi
 
+# Issue 20: an object in the community's conventions (.struct_ops.link,
+# struct_ops.s callbacks beyond init) registers with its own .name, not its
+# variable's, and its own timeout_ms; it carries the workload and unloads.
+echo "== scx_link_ops (.struct_ops.link, struct_ops.s, its own ops data)"
+schedio scx run --object scx_link_ops.bpf.o --interval 1 >link.log 2>&1 &
+pid=$!
+if wait_state enabled 300; then
+	[ "$(ops)" = linked ] && ok "scx_link_ops: registered as its own .name: $(ops)" ||
+		fail "scx_link_ops: root/ops reads '$(ops)', want linked"
+	grep -q "linked attached (watchdog 4000 ms)" link.log && ok "scx_link_ops: its own timeout_ms (4000)" ||
+		fail "scx_link_ops: not attached with its own timeout: $(cat link.log)"
+	pingpong 500 2 >pp_link.txt && ok "scx_link_ops: workload completed: $(cat pp_link.txt)" ||
+		fail "scx_link_ops: workload failed"
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	[ $rc -eq 0 ] && ok "scx_link_ops: loader exited 0 on SIGINT" || fail "scx_link_ops: loader exited $rc: $(cat link.log)"
+	wait_state disabled 50 && ok "scx_link_ops: state disabled after the loader exited" ||
+		fail "scx_link_ops: state '$(state)' after the loader exited"
+else
+	fail "scx_link_ops did not load: $(cat link.log)"
+	kill -INT $pid 2>/dev/null
+	wait $pid
+fi
+
 echo "== a killed loader leaves no scheduler behind"
 schedio scx run fifo >kill9.log 2>&1 &
 pid=$!

@@ -1,6 +1,7 @@
 /* test_scx_sched.c - what the loader does before the kernel is involved:
  * built-in and file objects open with their ops name, init marked sleepable
- * and the map marked for a link; a missing file or a kernel without
+ * and the map marked for a link, an object in the community's conventions
+ * (.struct_ops.link, struct_ops.s, its own ops data); a missing file or a kernel without
  * sched_ext gives a message, not a crash (this host's kernel has none). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -80,6 +81,48 @@ static void test_scx_object_file_opens_and_missing_file_says_so(void **state)
 	scx_sched_close(&s);
 }
 
+/* The community's conventions: SEC(".struct_ops.link") is found and stays a
+ * link map, struct_ops.s callbacks (not only init) are sleepable, and the
+ * object's own name, timeout and flags are what it will register with. */
+static void test_scx_struct_ops_link_object_opens_with_its_own_ops_data(void **state)
+{
+	const char *build = getenv("SCHEDIO_BUILD");
+	struct bpf_program *prog;
+	const void *flags;
+	char path[1024];
+	struct scx_sched s;
+	int sleepable = 0;
+	size_t n = 0;
+
+	if (!build)
+		skip();
+	snprintf(path, sizeof(path), "%s/bpf/scx/scx_link_ops.bpf.o", build);
+	assert_int_equal(scx_sched_open(&s, NULL, 0, path), 0);
+	assert_string_equal(s.name, "linked"); /* .name, not the variable link_ops */
+	assert_string_equal(bpf_map__name(s.ops), "link_ops");
+	assert_int_equal(s.timeout_ms, 4000);
+	assert_true(bpf_map__map_flags(s.ops) & (1U << 13)); /* BPF_F_LINK */
+	flags = scx_ops_value_obj_member(s.obj, s.ops, "flags", &n);
+	assert_non_null(flags);
+	assert_int_equal(n, sizeof(uint64_t));
+	assert_int_equal(*(const uint64_t *)flags, 2); /* SCX_OPS_ENQ_LAST */
+	/* libbpf (>= 1.2) knows struct_ops.s as struct_ops, made sleepable at
+	 * load; the loader's own mark on init is there from open. */
+	bpf_object__for_each_program(prog, s.obj)
+	{
+		assert_int_equal(bpf_program__type(prog), BPF_PROG_TYPE_STRUCT_OPS);
+		if (strncmp(bpf_program__section_name(prog), "struct_ops.s/", 13) == 0) {
+			sleepable++;
+			assert_true(scx_ops_value_is_member(s.obj, prog, "init") ||
+				    scx_ops_value_is_member(s.obj, prog, "init_task"));
+		}
+		if (scx_ops_value_is_member(s.obj, prog, "init"))
+			assert_true(bpf_program__flags(prog) & BPF_F_SLEEPABLE);
+	}
+	assert_int_equal(sleepable, 2);
+	scx_sched_close(&s);
+}
+
 static void test_scx_load_without_sched_ext_fails_cleanly(void **state)
 {
 	struct scx_sched s;
@@ -114,6 +157,7 @@ int main(void)
 #ifdef SCHEDIO_HAVE_SCX
 		cmocka_unit_test(test_scx_builtin_objects_open_prepared),
 		cmocka_unit_test(test_scx_object_file_opens_and_missing_file_says_so),
+		cmocka_unit_test(test_scx_struct_ops_link_object_opens_with_its_own_ops_data),
 		cmocka_unit_test(test_scx_load_without_sched_ext_fails_cleanly),
 #endif
 		cmocka_unit_test(test_scx_exit_kinds_have_names),
