@@ -79,15 +79,26 @@ export async function startServer({ submitToken = true, openSubmissions = true, 
   };
 }
 
-// POSTs one report as the agent does (gzip JSON); throws on any non-2xx.
+// POSTs one report as the agent does (gzip JSON): a 503 (the server's writer is behind, e.g. a slow
+// fsync on a busy machine) is sent again after its Retry-After, as the agent does, up to 10 times;
+// throws on any other non-2xx.
 export async function postReport(url, rep) {
-  const res = await fetch(`${url}/api/v1/reports`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
-    body: zlib.gzipSync(JSON.stringify(rep), { level: 1 }),
-  });
-  const body = await res.text();
-  need(res.ok, `POST /api/v1/reports (${rep.host.id} seq ${rep.seq}): ${res.status} ${body.slice(0, 300)}`);
+  const body = zlib.gzipSync(JSON.stringify(rep), { level: 1 });
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${url}/api/v1/reports`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      body,
+    });
+    const text = await res.text();
+    if (res.status === 503 && attempt < 10) {
+      const wait = Math.min(Number(res.headers.get('retry-after')) || 1, 5);
+      await new Promise((done) => setTimeout(done, wait * 1000));
+      continue;
+    }
+    need(res.ok, `POST /api/v1/reports (${rep.host.id} seq ${rep.seq}): ${res.status} ${text.slice(0, 300)}`);
+    return;
+  }
 }
 
 // Runs fn over items with at most `width` in flight.

@@ -127,6 +127,7 @@ async function loadCurves(page) {
   t.ok((await button.count()) > 0, 'the model page offers the submissions\' curves');
   if (!(await button.count())) return;
   const before = await page.locator('canvas').count();
+  const sec = await button.evaluateHandle((b) => b.closest('section')); // only its own states end the wait
   await button.click();
-  await page.waitForFunction((n) => document.querySelectorAll('canvas').length > n || document.querySelector('#app .state-error, #app .state-empty'), before);
+  await page.waitForFunction(([n, s]) => document.querySelectorAll('canvas').length > n || s.querySelector('.state-error, .state-empty'), [before, sec]);
 }

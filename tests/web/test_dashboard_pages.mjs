@@ -194,8 +194,11 @@ async function loadCurves(page) {
   t.ok((await button.count()) > 0, 'the model page offers the submissions\' curves');
   if (!(await button.count())) return;
   const before = await page.locator('canvas').count();
+  // Only the curves' own section can end the wait with an error or empty state: another section of
+  // the page may show one already, which ended the wait before the curves were drawn.
+  const sec = await button.evaluateHandle((b) => b.closest('section'));
   await button.click();
-  await page.waitForFunction((n) => document.querySelectorAll('canvas').length > n || document.querySelector('#app .state-error, #app .state-empty'), before);
+  await page.waitForFunction(([n, s]) => document.querySelectorAll('canvas').length > n || s.querySelector('.state-error, .state-empty'), [before, sec]);
   const after = await page.locator('canvas').count();
   t.ok(after >= before + 2, `the MOF/aMOF and latency curves are drawn from the result file (${before} -> ${after} charts)`);
   const links = await page.locator('a[href*="/api/v1/ssd/results/"][download]').count();
