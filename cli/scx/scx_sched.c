@@ -20,6 +20,7 @@
 
 #include "cli/scx/scx_kfuncs.h"
 #include "cli/scx/scx_ops_value.h"
+#include "cli/scx/scx_rodata.h"
 
 /* Older uapi headers (Debian 12's are 6.1) lack these; the values are ABI. */
 #define SCX_BPF_F_LINK (1U << 13)
@@ -139,6 +140,115 @@ int scx_sched_load(struct scx_sched *s)
 	if (explain_kfuncs(s))
 		return -ENOENT;
 	return fail(s, err, "loading %s failed (the verifier log is above)", s->name);
+}
+
+/* Calls fn on each read-only data section of the object that has BTF (the
+ * DATASEC ".rodata" and any ".rodata.NAME"); stops at and returns the first
+ * non-zero result, or 0. Before load only: rodata is frozen at load. */
+static int each_rodata(struct scx_sched *s,
+		       int (*fn)(struct scx_sched *, const struct btf *, uint32_t, void *, size_t, void *), void *arg)
+{
+	const struct btf *btf = bpf_object__btf(s->obj);
+	struct bpf_map *map;
+	int rc;
+
+	bpf_object__for_each_map(map, s->obj)
+	{
+		__u32 id = bpf_map__btf_value_type_id(map);
+		const struct btf_type *t = btf && id ? btf__type_by_id(btf, id) : NULL;
+		const char *name = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+		size_t size = 0;
+		void *data;
+
+		if (!bpf_map__is_internal(map) || !t || !btf_is_datasec(t) || !name || strncmp(name, ".rodata", 7))
+			continue;
+		data = bpf_map__initial_value(map, &size);
+		if (!data)
+			continue;
+		rc = fn(s, btf, id, data, size, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+struct fill_args {
+	const struct btf *kern;
+	uint32_t nr_cpus;
+	int enums, cpus;
+};
+
+static int fill_section(struct scx_sched *s, const struct btf *btf, uint32_t id, void *data, size_t size, void *arg)
+{
+	struct fill_args *a = arg;
+	int n = a->kern ? scx_rodata_fill_enums(btf, id, data, size, a->kern) : 0;
+	int c = n >= 0 && a->nr_cpus ? scx_rodata_fill_cpus(btf, id, data, size, a->nr_cpus) : 0;
+
+	if (n < 0 || c < 0)
+		return fail(s, -EINVAL, "%s: its read-only data does not match its BTF", s->name);
+	a->enums += n;
+	a->cpus += c;
+	return 0;
+}
+
+int scx_sched_fill_rodata(struct scx_sched *s, const struct btf *kern, uint32_t nr_cpus, int *enums, int *cpus)
+{
+	struct fill_args a = { .kern = kern, .nr_cpus = nr_cpus };
+	int rc = each_rodata(s, fill_section, &a);
+
+	*enums = a.enums;
+	*cpus = a.cpus;
+	return rc;
+}
+
+struct set_args {
+	const char *name, *value;
+	bool done;
+};
+
+static int set_section(struct scx_sched *s, const struct btf *btf, uint32_t id, void *data, size_t size, void *arg)
+{
+	struct set_args *a = arg;
+	int rc = scx_rodata_set(btf, id, data, size, a->name, a->value, s->err, sizeof(s->err));
+
+	if (rc == -ENOENT)
+		return 0; /* perhaps in another section */
+	a->done = rc == 0;
+	return rc ? rc : 1;
+}
+
+int scx_sched_set_rodata(struct scx_sched *s, const char *name, const char *value)
+{
+	struct set_args a = { .name = name, .value = value };
+	int rc = each_rodata(s, set_section, &a);
+
+	if (a.done)
+		return 0;
+	if (rc == 0) {
+		snprintf(s->err, sizeof(s->err), "%.64s has no read-only variable %.64s (const volatile)", s->name,
+			 name);
+		return -ENOENT;
+	}
+	return rc;
+}
+
+int scx_sched_set_map_size(struct scx_sched *s, const char *map, uint32_t n)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(s->obj, map);
+	int err;
+
+	if (!m || bpf_map__is_internal(m) || bpf_map__type(m) == BPF_MAP_TYPE_STRUCT_OPS) {
+		snprintf(s->err, sizeof(s->err), "%.64s has no map %.64s", s->name, map);
+		return -ENOENT;
+	}
+	if (n == 0) {
+		snprintf(s->err, sizeof(s->err), "map %.64s cannot have 0 entries", map);
+		return -EINVAL;
+	}
+	err = bpf_map__set_max_entries(m, n);
+	if (err)
+		return fail(s, err, "cannot give map %.64s %u entries", map, n);
+	return 0;
 }
 
 int scx_sched_map_set(struct scx_sched *s, const char *name, uint32_t key, const void *value)

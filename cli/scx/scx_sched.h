@@ -13,6 +13,7 @@
 
 struct bpf_object;
 struct bpf_map;
+struct btf;
 
 struct scx_sched {
 	struct bpf_object *obj;
@@ -27,6 +28,17 @@ struct scx_sched {
 /* Opens an object from memory (elf, len) or, with elf NULL, from the file
  * path; marks init sleepable and the map as link-attached. Returns 0 or -errno. */
 int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char *path);
+/* Fills the object's read-only globals before load: each __SCX_NAME with
+ * the enumerator SCX_NAME of kern (the running kernel's BTF; NULL: none)
+ * and the conventional CPU counts (nr_cpu_ids, ...) with nr_cpus (0: none);
+ * *enums and *cpus say how many. Returns 0 or -errno. */
+int scx_sched_fill_rodata(struct scx_sched *s, const struct btf *kern, uint32_t nr_cpus, int *enums, int *cpus);
+/* Sets the read-only variable name to value (--set NAME=VALUE) before load;
+ * 0, or -ENOENT (no such variable), -EINVAL or -ERANGE, with why in s->err. */
+int scx_sched_set_rodata(struct scx_sched *s, const char *name, const char *value);
+/* Sets the map's max_entries before load (--map-size MAP=N); 0, or -ENOENT
+ * (no such map) or -EINVAL, with why in s->err. */
+int scx_sched_set_map_size(struct scx_sched *s, const char *map, uint32_t n);
 /* Loads programs and maps into the kernel; returns 0 or -errno (-ENOENT: it
  * failed because the kernel lacks a kfunc the object calls; s->err names it). */
 int scx_sched_load(struct scx_sched *s);

@@ -2,7 +2,10 @@
  * --object FILE` reads before libbpf does: the object's own BTF out of any
  * bytes (not ELF, sections cut short, a .BTF that lies about its sizes) and
  * its extern functions checked against a kernel with one kfunc. Either no
- * BTF, or a BTF whose missing kfunc, if any, is named. */
+ * BTF, or a BTF whose missing kfunc, if any, is named. Each of its data
+ * sections then gets what the loader writes into rodata (the kernel's scx
+ * enum values, CPU counts, a --set) over an image of the size the BTF claims,
+ * or of a smaller one: nothing is written outside it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,35 @@
 #include <bpf/btf.h>
 
 #include "cli/scx/scx_kfuncs.h"
+#include "cli/scx/scx_rodata.h"
+
+#define IMAGE_MAX 4096
+
+/* The loader's rodata writes on every DATASEC of obj. */
+static void fill_sections(const struct btf *obj, const struct btf *kern)
+{
+	static unsigned char image[IMAGE_MAX + 64];
+	char err[256];
+	unsigned n = btf__type_cnt(obj);
+
+	for (unsigned id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(obj, id);
+		size_t size = t && btf_is_datasec(t) ? t->size : 0;
+
+		if (!size)
+			continue;
+		if (size > IMAGE_MAX)
+			size = IMAGE_MAX; /* a smaller image than claimed: refused, never overrun */
+		memset(image + size, 0xa5, 64);
+		scx_rodata_fill_enums(obj, id, image, size, kern);
+		scx_rodata_fill_cpus(obj, id, image, size, 4);
+		scx_rodata_set(obj, id, image, size, "nr_cpus", "-1", err, sizeof(err));
+		scx_rodata_set(obj, id, image, size, "__SCX_DSQ_LOCAL", "7", err, sizeof(err));
+		for (size_t i = size; i < size + 64; i++)
+			if (image[i] != 0xa5)
+				abort(); /* written past the section's image */
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -23,12 +55,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 		btf__add_func(kern, "scx_bpf_create_dsq", BTF_FUNC_GLOBAL,
 			      btf__add_func_proto(kern, btf__add_int(kern, "int", 4, BTF_INT_SIGNED)));
+		btf__add_enum64(kern, "scx_dsq_id_flags", 8, true);
+		btf__add_enum64_value(kern, "SCX_DSQ_LOCAL", 0x8000000000000002ULL);
+		btf__add_enum(kern, "scx_public_consts", 4);
+		btf__add_enum_value(kern, "SCX_SLICE_DFL", 20000000);
 	}
 	obj = scx_object_btf(data, size, NULL);
 	if (!obj)
 		return 0;
 	if (scx_kfunc_missing(obj, kern, name, sizeof(name)) && !name[0])
 		abort();
+	fill_sections(obj, kern);
 	btf__free(obj);
 	return 0;
 }
