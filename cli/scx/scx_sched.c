@@ -78,6 +78,7 @@ int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char 
 		return fail(s, err, "cannot open BPF object %s", elf ? "(built in)" : path);
 	}
 	s->obj_btf = scx_object_btf(elf, len, path);
+	s->obj_weak = scx_object_weak_syms(elf, len, path);
 	bpf_object__for_each_map(map, s->obj)
 	{
 		if (bpf_map__type(map) != BPF_MAP_TYPE_STRUCT_OPS)
@@ -104,8 +105,9 @@ int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char 
 	return 0;
 }
 
-/* Says in s->err which kfunc of the object the running kernel lacks; 0 if none.
- * Only vmlinux is searched, so this explains a failed load rather than
+/* Says in s->err which required kfunc of the object the running kernel
+ * lacks; 0 if none (optional ones, weak or ___compat, never count: the
+ * load's own error then stands). Only vmlinux is searched, so this explains a failed load rather than
  * refusing one (a kfunc may live in a module's BTF). */
 static int explain_kfuncs(struct scx_sched *s)
 {
@@ -119,7 +121,7 @@ static int explain_kfuncs(struct scx_sched *s)
 		btf__free(kern);
 		return 0; /* nothing to compare: the load itself will say what is wrong */
 	}
-	missing = scx_kfunc_missing(obj, kern, fn, sizeof(fn));
+	missing = scx_kfunc_missing(obj, kern, s->obj_weak, fn, sizeof(fn));
 	old = missing ? scx_kfunc_old_name(fn) : NULL;
 	if (missing && old && btf__find_by_name_kind(kern, old, BTF_KIND_FUNC) > 0)
 		snprintf(s->err, sizeof(s->err),
@@ -342,6 +344,8 @@ void scx_sched_close(struct scx_sched *s)
 	s->obj = NULL;
 	btf__free(s->obj_btf);
 	s->obj_btf = NULL;
+	free(s->obj_weak);
+	s->obj_weak = NULL;
 }
 
 const char *scx_sched_exit_kind_name(int32_t kind)

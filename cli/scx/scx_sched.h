@@ -19,6 +19,7 @@ struct scx_sched {
 	struct bpf_object *obj;
 	struct bpf_map *ops; /* the object's one struct_ops map */
 	struct btf *obj_btf; /* its BTF as compiled (the kfuncs it calls), or NULL */
+	char *obj_weak;      /* its weak undefined symbols (scx_object_weak_syms), or NULL */
 	char name[128];      /* the ops name: the object's .name, else its variable's */
 	uint32_t timeout_ms; /* the object's own .timeout_ms (0: unset) */
 	int link_fd;         /* -1 while not attached */

@@ -1,8 +1,9 @@
 /* fuzz_cli_scx_object.c - libFuzzer target for what `schedio scx run
  * --object FILE` reads before libbpf does: the object's own BTF out of any
  * bytes (not ELF, sections cut short, a .BTF that lies about its sizes) and
+ * its weak symbols out of the ELF symbol table, and
  * its extern functions checked against a kernel with one kfunc. Either no
- * BTF, or a BTF whose missing kfunc, if any, is named. Each of its data
+ * BTF, or a BTF whose missing required kfunc, if any, is named. Each of its data
  * sections then gets what the loader writes into rodata (the kernel's scx
  * enum values, CPU counts, a --set) over an image of the size the BTF claims,
  * or of a smaller one: nothing is written outside it. */
@@ -47,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct btf *kern;
 	struct btf *obj;
-	char name[128] = "";
+	char name[128] = "", *weak;
 
 	if (!kern) {
 		kern = btf__new_empty();
@@ -60,11 +61,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		btf__add_enum(kern, "scx_public_consts", 4);
 		btf__add_enum_value(kern, "SCX_SLICE_DFL", 20000000);
 	}
+	weak = scx_object_weak_syms(data, size, NULL);
+	for (const char *w = weak; w && *w; w += strlen(w) + 1)
+		if ((size_t)(w - weak) + strlen(w) >= size)
+			abort(); /* more names than the input could hold: a read past its string table */
 	obj = scx_object_btf(data, size, NULL);
-	if (!obj)
+	if (!obj) {
+		free(weak);
 		return 0;
-	if (scx_kfunc_missing(obj, kern, name, sizeof(name)) && !name[0])
+	}
+	if (scx_kfunc_missing(obj, kern, weak, name, sizeof(name)) && (!name[0] || scx_kfunc_optional(name, weak)))
 		abort();
+	free(weak);
 	fill_sections(obj, kern);
 	btf__free(obj);
 	return 0;

@@ -4,7 +4,8 @@
  * (.struct_ops.link, struct_ops.s, its own ops data) and its rodata filled
  * (scx enum globals, CPU count, --set, --map-size); a missing file or a kernel
  * without sched_ext gives a message, not a crash (this host's kernel has
- * none). */
+ * none), and an object whose only absent kfuncs are optional keeps the load's
+ * own error. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -244,6 +245,28 @@ static void test_scx_load_without_sched_ext_fails_cleanly(void **state)
 	assert_non_null(strstr(s.err, "which scx_fifo calls"));
 	scx_sched_close(&s);
 }
+
+/* A load that fails for another reason keeps that reason when the object's
+ * only kfuncs the kernel lacks are optional (weak, ___compat). */
+static void test_scx_optional_kfuncs_never_replace_the_load_error(void **state)
+{
+	const char *build = getenv("SCHEDIO_BUILD");
+	char path[1024];
+	struct scx_sched s;
+
+	if (!build)
+		skip();
+	if (access("/sys/kernel/sched_ext/state", F_OK) == 0)
+		skip(); /* this kernel could load it */
+	snprintf(path, sizeof(path), "%s/bpf/scx/scx_weak_kfuncs.bpf.o", build);
+	assert_int_equal(scx_sched_open(&s, NULL, 0, path), 0);
+	libbpf_set_print(silent);
+	assert_true(scx_sched_load(&s) < 0);
+	libbpf_set_print(NULL);
+	assert_non_null(strstr(s.err, "loading weak_kfuncs failed"));
+	assert_null(strstr(s.err, "no kfunc"));
+	scx_sched_close(&s);
+}
 #endif
 
 static void test_scx_exit_kinds_have_names(void **state)
@@ -263,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_scx_struct_ops_link_object_opens_with_its_own_ops_data),
 		cmocka_unit_test(test_scx_link_object_gets_enums_cpus_settings_and_map_sizes),
 		cmocka_unit_test(test_scx_load_without_sched_ext_fails_cleanly),
+		cmocka_unit_test(test_scx_optional_kfuncs_never_replace_the_load_error),
 #endif
 		cmocka_unit_test(test_scx_exit_kinds_have_names),
 	};
