@@ -3,7 +3,9 @@
  * The loader speaks to every scheduler only through the maps named in
  * scx_shared.h (stats, exit_info, and for scx_llc its configuration), so the
  * built-in schedulers (embedded ELF bytes) and any object file given with
- * --object go through the same code. Attaching goes through
+ * --object go through the same code; those maps are read only when their
+ * BTF layout is schedio's, and an object written against the community's
+ * headers is read through its own `uei` exit record (scx_layout.c). Attaching goes through
  * scx_ops_value.c, which explains why libbpf's own attach is not used.
  */
 #include "cli/scx/scx_sched.h"
@@ -63,6 +65,37 @@ static void name_of_ops(struct scx_sched *s)
 		memcpy(&s->timeout_ms, timeout, n);
 }
 
+/* Which of the object's records the loader understands (scx_layout.h). */
+static void find_records(struct scx_sched *s)
+{
+	const struct btf *btf = bpf_object__btf(s->obj);
+	struct bpf_map *stats = bpf_object__find_map_by_name(s->obj, "stats");
+	struct bpf_map *ex = bpf_object__find_map_by_name(s->obj, "exit_info");
+	struct bpf_map *map;
+
+	s->has_exit_info = ex && bpf_map__type(ex) == BPF_MAP_TYPE_ARRAY && bpf_map__key_size(ex) == 4 &&
+			   bpf_map__value_size(ex) == sizeof(struct schedio_scx_exit) &&
+			   scx_layout_schedio_exit(btf, bpf_map__btf_value_type_id(ex));
+	s->has_counters = stats && s->has_exit_info && bpf_map__type(stats) == BPF_MAP_TYPE_PERCPU_ARRAY &&
+			  bpf_map__key_size(stats) == 4 && bpf_map__value_size(stats) == 8 &&
+			  bpf_map__max_entries(stats) == SCHEDIO_SCX_STAT_NR &&
+			  scx_layout_counters(btf, bpf_map__btf_key_type_id(stats), bpf_map__btf_value_type_id(stats),
+					      bpf_map__btf_value_type_id(ex));
+	bpf_object__for_each_map(map, s->obj)
+	{
+		__u32 id = bpf_map__btf_value_type_id(map);
+		const struct btf_type *t = btf && id ? btf__type_by_id(btf, id) : NULL;
+		const char *name = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+
+		if (!bpf_map__is_internal(map) || !t || !btf_is_datasec(t) || !name || strncmp(name, ".data", 5))
+			continue;
+		if (scx_layout_uei(btf, id, bpf_map__value_size(map), &s->uei) == 1) {
+			s->uei_map = map;
+			break;
+		}
+	}
+}
+
 int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char *path)
 {
 	struct bpf_program *prog;
@@ -91,6 +124,7 @@ int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char 
 		return fail(s, -EINVAL, "%s has no struct_ops map (SEC(\".struct_ops\") or SEC(\".struct_ops.link\"))",
 			    bpf_object__name(s->obj));
 	name_of_ops(s);
+	find_records(s);
 	err = bpf_map__set_map_flags(s->ops, bpf_map__map_flags(s->ops) | SCX_BPF_F_LINK);
 	if (err)
 		return fail(s, err, "cannot make %s a link map", s->name);
@@ -293,8 +327,8 @@ int scx_sched_stats(struct scx_sched *s, uint64_t out[SCHEDIO_SCX_STAT_NR])
 	int err = 0;
 
 	memset(out, 0, sizeof(uint64_t) * SCHEDIO_SCX_STAT_NR);
-	if (!map)
-		return 0; /* an --object scheduler may keep no counters */
+	if (!map || !s->has_counters)
+		return -ENOENT; /* none, or another scheduler's own: not ours to label */
 	if (ncpu <= 0)
 		return fail(s, ncpu, "counting CPUs");
 	vals = calloc(ncpu, sizeof(*vals));
@@ -316,15 +350,31 @@ int scx_sched_exit_info(struct scx_sched *s, struct schedio_scx_exit *out)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, "exit_info");
 	uint32_t zero = 0;
+	size_t size;
+	void *data;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!map)
+	if (map && s->has_exit_info) {
+		if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, out))
+			return fail(s, -errno, "reading exit_info");
+		out->reason[sizeof(out->reason) - 1] = '\0';
+		out->msg[sizeof(out->msg) - 1] = '\0';
+		if (out->recorded)
+			return 1;
+	}
+	if (!s->uei_map)
 		return 0;
-	if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, out))
-		return fail(s, -errno, "reading exit_info");
-	out->reason[sizeof(out->reason) - 1] = '\0';
-	out->msg[sizeof(out->msg) - 1] = '\0';
-	return out->recorded ? 1 : 0;
+	size = bpf_map__value_size(s->uei_map);
+	data = calloc(1, size);
+	if (!data)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->uei_map), &zero, data))
+		rc = fail(s, -errno, "reading %s's exit record (uei)", s->name);
+	else
+		rc = scx_layout_uei_read(&s->uei, data, size, out);
+	free(data);
+	return rc;
 }
 
 void scx_sched_detach(struct scx_sched *s)

@@ -9,6 +9,7 @@
 
 #include <linux/types.h>
 
+#include "cli/scx/scx_layout.h"
 #include "scx_shared.h"
 
 struct bpf_object;
@@ -17,13 +18,17 @@ struct btf;
 
 struct scx_sched {
 	struct bpf_object *obj;
-	struct bpf_map *ops; /* the object's one struct_ops map */
-	struct btf *obj_btf; /* its BTF as compiled (the kfuncs it calls), or NULL */
-	char *obj_weak;      /* its weak undefined symbols (scx_object_weak_syms), or NULL */
-	char name[128];      /* the ops name: the object's .name, else its variable's */
-	uint32_t timeout_ms; /* the object's own .timeout_ms (0: unset) */
-	int link_fd;         /* -1 while not attached */
-	char err[256];       /* why the last call failed */
+	struct bpf_map *ops;     /* the object's one struct_ops map */
+	struct btf *obj_btf;     /* its BTF as compiled (the kfuncs it calls), or NULL */
+	char *obj_weak;          /* its weak undefined symbols (scx_object_weak_syms), or NULL */
+	char name[128];          /* the ops name: the object's .name, else its variable's */
+	uint32_t timeout_ms;     /* the object's own .timeout_ms (0: unset) */
+	int link_fd;             /* -1 while not attached */
+	bool has_counters;       /* its stats map is schedio's (scx_layout_counters) */
+	bool has_exit_info;      /* its exit_info map is schedio's struct schedio_scx_exit */
+	struct bpf_map *uei_map; /* the data section holding a community `uei` record, or NULL */
+	struct scx_uei uei;      /* where that record's fields lie */
+	char err[256];           /* why the last call failed */
 };
 
 /* Opens an object from memory (elf, len) or, with elf NULL, from the file
@@ -50,9 +55,12 @@ int scx_sched_map_set(struct scx_sched *s, const char *map, uint32_t key, const 
  * for SCHED_EXT tasks only when partial; returns 0 or -errno (-EBUSY: another
  * scheduler is active). */
 int scx_sched_attach(struct scx_sched *s, uint32_t timeout_ms, bool partial);
-/* Sums the per-CPU counters into out[SCHEDIO_SCX_STAT_NR]; returns 0 or -errno. */
+/* Sums the per-CPU counters into out[SCHEDIO_SCX_STAT_NR]; returns 0 or
+ * -errno (-ENOENT: the object keeps no counters of schedio's layout). */
 int scx_sched_stats(struct scx_sched *s, uint64_t out[SCHEDIO_SCX_STAT_NR]);
-/* Reads what ops.exit recorded; returns 1 if it ran, 0 if not yet, -errno. */
+/* Reads what ops.exit recorded in schedio's exit_info map or, failing that,
+ * in the object's community `uei` record; returns 1 if it ran, 0 if not yet,
+ * -errno. */
 int scx_sched_exit_info(struct scx_sched *s, struct schedio_scx_exit *out);
 /* Unregisters the scheduler (the kernel runs ops.exit before this returns). */
 void scx_sched_detach(struct scx_sched *s);

@@ -6,7 +6,8 @@
  * BTF, or a BTF whose missing required kfunc, if any, is named. Each of its data
  * sections then gets what the loader writes into rodata (the kernel's scx
  * enum values, CPU counts, a --set) over an image of the size the BTF claims,
- * or of a smaller one: nothing is written outside it. */
+ * or of a smaller one: nothing is written outside it; a `uei` exit record
+ * found in one is read with its strings terminated. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,17 @@
 #include <bpf/btf.h>
 
 #include "cli/scx/scx_kfuncs.h"
+#include "cli/scx/scx_layout.h"
 #include "cli/scx/scx_rodata.h"
 
 #define IMAGE_MAX 4096
 
-/* The loader's rodata writes on every DATASEC of obj. */
-static void fill_sections(const struct btf *obj, const struct btf *kern)
+/* The loader's rodata writes on every DATASEC of obj, and its reading of a
+ * `uei` exit record out of an image holding the input's own bytes. */
+static void fill_sections(const struct btf *obj, const struct btf *kern, const uint8_t *data, size_t len)
 {
+	struct schedio_scx_exit ex;
+	struct scx_uei u;
 	static unsigned char image[IMAGE_MAX + 64];
 	char err[256];
 	unsigned n = btf__type_cnt(obj);
@@ -41,6 +46,10 @@ static void fill_sections(const struct btf *obj, const struct btf *kern)
 		for (size_t i = size; i < size + 64; i++)
 			if (image[i] != 0xa5)
 				abort(); /* written past the section's image */
+		memcpy(image, data, len < size ? len : size);
+		if (scx_layout_uei(obj, id, size, &u) == 1 && scx_layout_uei_read(&u, image, size, &ex) == 1 &&
+		    (strlen(ex.reason) >= sizeof(ex.reason) || strlen(ex.msg) >= sizeof(ex.msg) || !ex.kind))
+			abort();
 	}
 }
 
@@ -73,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (scx_kfunc_missing(obj, kern, weak, name, sizeof(name)) && (!name[0] || scx_kfunc_optional(name, weak)))
 		abort();
 	free(weak);
-	fill_sections(obj, kern);
+	fill_sections(obj, kern, data, size);
 	btf__free(obj);
 	return 0;
 }

@@ -5,7 +5,9 @@
  * variable's), flags and watchdog timeout; the kernel's constants read
  * from `const volatile u64 __SCX_*` globals its loader fills (left at 0,
  * enqueue would insert into DSQ 0, which does not exist, and the kernel would
- * eject it), a CPU count in rodata and a map sized with --map-size.
+ * eject it), a CPU count in rodata, a map sized with --map-size, and the
+ * kernel's exit info kept in a `uei` record laid out as the community's
+ * user_exit_info.h lays it out (kind written last).
  * test_scx_sched opens it; the VM test loads and runs it.
  */
 #include "scx_common.bpf.h"
@@ -32,6 +34,27 @@ struct {
 	__type(key, u32);
 	__type(value, u64);
 } link_tasks SEC(".maps");
+
+/* The community's exit record, in .data. */
+struct user_exit_info {
+	int kind;
+	s64 exit_code;
+	char reason[128];
+	char msg[1024];
+};
+
+struct user_exit_info uei SEC(".data");
+
+SCX_OPS(link_exit, struct scx_exit_info *ei)
+{
+	bpf_probe_read_kernel_str(uei.reason, sizeof(uei.reason), ei->reason);
+	bpf_probe_read_kernel_str(uei.msg, sizeof(uei.msg), ei->msg);
+	uei.exit_code = ei->exit_code;
+	/* the loader takes a non-zero kind to mean the strings are complete */
+	asm volatile("" ::: "memory");
+	uei.kind = ei->kind;
+	return 0;
+}
 
 SEC("struct_ops.s/link_init")
 int BPF_PROG(link_init)
@@ -63,6 +86,7 @@ struct sched_ext_ops link_ops = {
 	.init_task = (void *)link_init_task,
 	.enqueue = (void *)link_enqueue,
 	.dispatch = (void *)link_dispatch,
+	.exit = (void *)link_exit,
 	.flags = SCX_OPS_ENQ_LAST,
 	.timeout_ms = 4000,
 	.name = "linked",

@@ -62,6 +62,8 @@ static void test_scx_builtin_objects_open_prepared(void **state)
 	elf = scx_fifo__elf_bytes(&len);
 	assert_int_equal(scx_sched_open(&s, elf, len, NULL), 0);
 	expect_prepared(&s, "scx_fifo");
+	assert_true(s.has_counters && s.has_exit_info);
+	assert_null(s.uei_map);
 	scx_sched_close(&s);
 	elf = scx_llc__elf_bytes(&len);
 	assert_int_equal(scx_sched_open(&s, elf, len, NULL), 0);
@@ -126,6 +128,10 @@ static void test_scx_struct_ops_link_object_opens_with_its_own_ops_data(void **s
 			assert_true(bpf_program__flags(prog) & BPF_F_SLEEPABLE);
 	}
 	assert_int_equal(sleepable, 2);
+	/* its records: schedio's maps from scx_common.bpf.h, and a community uei */
+	assert_true(s.has_counters && s.has_exit_info);
+	assert_non_null(s.uei_map);
+	assert_true(s.uei.has_code);
 	scx_sched_close(&s);
 }
 
