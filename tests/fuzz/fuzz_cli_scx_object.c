@@ -1,9 +1,9 @@
 /* fuzz_cli_scx_object.c - libFuzzer target for what `schedio scx run
  * --object FILE` reads before libbpf does: the object's own BTF out of any
- * bytes (not ELF, sections cut short, a .BTF that lies about its sizes) and
- * its weak symbols out of the ELF symbol table, and
- * its extern functions checked against a kernel with one kfunc. Either no
- * BTF, or a BTF whose missing required kfunc, if any, is named. Each of its data
+ * bytes (not ELF, sections cut short, a .BTF that lies about its sizes, or a
+ * raw .BTF on its own), its weak symbols out of the ELF symbol table, and its
+ * extern functions checked against a kernel with one kfunc. Either no BTF, or
+ * a BTF whose missing required kfunc, if any, is named. Each of its data
  * sections then gets what the loader writes into rodata (the kernel's scx
  * enum values, CPU counts, a --set) over an image of the size the BTF claims,
  * or of a smaller one: nothing is written outside it; a `uei` exit record
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
 #include "cli/scx/scx_kfuncs.h"
 #include "cli/scx/scx_layout.h"
@@ -75,6 +76,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((size_t)(w - weak) + strlen(w) >= size)
 			abort(); /* more names than the input could hold: a read past its string table */
 	obj = scx_object_btf(data, size, NULL);
+	if (!obj) {
+		/* not an object: perhaps a raw .BTF, which reaches the section walks faster */
+		obj = btf__new(data, size);
+		if (libbpf_get_error(obj))
+			obj = NULL;
+	}
 	if (!obj) {
 		free(weak);
 		return 0;
