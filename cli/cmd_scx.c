@@ -12,11 +12,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "cli/command.h"
@@ -34,6 +36,7 @@
 
 #define PROG "schedio scx"
 #define EXIT_EJECTED 3
+#define MAX_SETTINGS 64
 
 static volatile sig_atomic_t stop_requested;
 
@@ -51,7 +54,10 @@ struct scx_run_opts {
 	uint64_t steal_after_ns;
 	uint64_t duration_s; /* 0: until a signal */
 	uint64_t interval_s;
-	bool partial; /* only SCHED_EXT tasks (SCX_OPS_SWITCH_PARTIAL) */
+	bool partial;                        /* only SCHED_EXT tasks (SCX_OPS_SWITCH_PARTIAL) */
+	const char *sets[MAX_SETTINGS];      /* --set NAME=VALUE, as given */
+	const char *map_sizes[MAX_SETTINGS]; /* --map-size MAP=N, N checked */
+	int nr_sets, nr_map_sizes;
 };
 
 static void usage(void)
@@ -66,7 +72,11 @@ static void usage(void)
 	       "  llc                one queue per L3 cache domain, stealing when empty (scx_llc)\n"
 	       "  --object FILE      any scheduler object with one sched_ext_ops in SEC(\".struct_ops\")\n"
 	       "                     or SEC(\".struct_ops.link\");\n"
-	       "                     its own name, flags and other data are kept\n"
+	       "                     its own name, flags and other data are kept; its\n"
+	       "                     __SCX_* globals get the kernel's values, nr_cpu_ids and\n"
+	       "                     the like the CPU count\n"
+	       "  --set NAME=VALUE   --object: set a const volatile (rodata) integer or bool\n"
+	       "  --map-size MAP=N   --object: give map MAP N entries (max_entries)\n"
 	       "  --timeout-ms N     watchdog: the kernel ejects the scheduler if a task waits\n"
 	       "                     this long (default: the object's own, else the kernel's, 30000)\n"
 	       "  --steal always|after:N|never   llc: steal from other domains at once (default),\n"
@@ -110,6 +120,8 @@ static void parse_args(int argc, char **argv, struct scx_run_opts *o)
 		{ "duration", required_argument, NULL, 'D' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "partial", no_argument, NULL, 'p' },
+		{ "set", required_argument, NULL, 'S' },
+		{ "map-size", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -147,6 +159,24 @@ static void parse_args(int argc, char **argv, struct scx_run_opts *o)
 		case 'p':
 			o->partial = true;
 			break;
+		case 'S':
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				cli_usage_error(PROG, "--set takes NAME=VALUE, not '%s'", optarg);
+			if (o->nr_sets == MAX_SETTINGS)
+				cli_usage_error(PROG, "at most %d --set", MAX_SETTINGS);
+			o->sets[o->nr_sets++] = optarg;
+			break;
+		case 'M': {
+			const char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || cli_parse_u64(eq + 1, 1, UINT32_MAX, &v))
+				cli_usage_error(PROG, "--map-size takes MAP=N with N 1..%u, not '%s'", UINT32_MAX,
+						optarg);
+			if (o->nr_map_sizes == MAX_SETTINGS)
+				cli_usage_error(PROG, "at most %d --map-size", MAX_SETTINGS);
+			o->map_sizes[o->nr_map_sizes++] = optarg;
+			break;
+		}
 		case 'h':
 			usage();
 			exit(0);
@@ -164,6 +194,50 @@ static void parse_args(int argc, char **argv, struct scx_run_opts *o)
 		cli_usage_error(PROG, "unknown scheduler '%s' (fifo or llc)", o->which);
 	if ((steal_set || o->domains) && !(o->which && strcmp(o->which, "llc") == 0))
 		cli_usage_error(PROG, "--steal and --domains are options of llc");
+	if ((o->nr_sets || o->nr_map_sizes) && !o->object)
+		cli_usage_error(PROG, "--set and --map-size are options of --object");
+}
+
+/* What an --object scheduler's own loader would do before load: the
+ * kernel's scx enum values and the CPU count into its rodata, then the
+ * user's --set and --map-size. Returns 0, 1 (error) or 2 (a name or value
+ * the object refuses: a usage error). */
+static int prepare_object(struct scx_sched *s, const struct scx_run_opts *o)
+{
+	struct btf *kern = btf__load_vmlinux_btf();
+	int ncpu = libbpf_num_possible_cpus(), enums = 0, cpus = 0, rc = 1;
+	char name[128];
+
+	/* No kernel BTF: the load fails anyway and says why. */
+	if (scx_sched_fill_rodata(s, kern, ncpu > 0 ? (uint32_t)ncpu : 0, &enums, &cpus))
+		goto fail;
+	if (enums || cpus) {
+		printf("%s: %s: %d sched_ext constant(s) from the kernel's BTF, CPU count %d in %d variable(s)\n", PROG,
+		       s->name, enums, ncpu, cpus);
+		fflush(stdout);
+	}
+	rc = 2;
+	for (int i = 0; i < o->nr_sets; i++) {
+		const char *eq = strchr(o->sets[i], '=');
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
+		if (scx_sched_set_rodata(s, name, eq + 1))
+			goto fail;
+	}
+	for (int i = 0; i < o->nr_map_sizes; i++) {
+		const char *eq = strchr(o->map_sizes[i], '=');
+		uint64_t n = strtoull(eq + 1, NULL, 10); /* checked by parse_args */
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - o->map_sizes[i]), o->map_sizes[i]);
+		if (scx_sched_set_map_size(s, name, (uint32_t)n))
+			goto fail;
+	}
+	btf__free(kern);
+	return 0;
+fail:
+	fprintf(stderr, "%s: %s\n", PROG, s->err);
+	btf__free(kern);
+	return rc;
 }
 
 /* Describes the L3 domains and the steal policy to scx_llc (between load and attach). */
@@ -302,7 +376,14 @@ static int scx_run(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (scx_sched_open(&s, elf, len, o.object) || scx_sched_load(&s)) {
+	if (scx_sched_open(&s, elf, len, o.object)) {
+		fprintf(stderr, "%s: %s\n", PROG, s.err);
+		goto out;
+	}
+	if (o.object && (rc = prepare_object(&s, &o)) != 0)
+		goto out;
+	rc = 1;
+	if (scx_sched_load(&s)) {
 		fprintf(stderr, "%s: %s\n", PROG, s.err);
 		goto out;
 	}

@@ -3,7 +3,9 @@
  * The loader speaks to every scheduler only through the maps named in
  * scx_shared.h (stats, exit_info, and for scx_llc its configuration), so the
  * built-in schedulers (embedded ELF bytes) and any object file given with
- * --object go through the same code. Attaching goes through
+ * --object go through the same code; those maps are read only when their
+ * BTF layout is schedio's, and an object written against the community's
+ * headers is read through its own `uei` exit record (scx_layout.c). Attaching goes through
  * scx_ops_value.c, which explains why libbpf's own attach is not used.
  */
 #include "cli/scx/scx_sched.h"
@@ -20,6 +22,7 @@
 
 #include "cli/scx/scx_kfuncs.h"
 #include "cli/scx/scx_ops_value.h"
+#include "cli/scx/scx_rodata.h"
 
 /* Older uapi headers (Debian 12's are 6.1) lack these; the values are ABI. */
 #define SCX_BPF_F_LINK (1U << 13)
@@ -62,6 +65,37 @@ static void name_of_ops(struct scx_sched *s)
 		memcpy(&s->timeout_ms, timeout, n);
 }
 
+/* Which of the object's records the loader understands (scx_layout.h). */
+static void find_records(struct scx_sched *s)
+{
+	const struct btf *btf = bpf_object__btf(s->obj);
+	struct bpf_map *stats = bpf_object__find_map_by_name(s->obj, "stats");
+	struct bpf_map *ex = bpf_object__find_map_by_name(s->obj, "exit_info");
+	struct bpf_map *map;
+
+	s->has_exit_info = ex && bpf_map__type(ex) == BPF_MAP_TYPE_ARRAY && bpf_map__key_size(ex) == 4 &&
+			   bpf_map__value_size(ex) == sizeof(struct schedio_scx_exit) &&
+			   scx_layout_schedio_exit(btf, bpf_map__btf_value_type_id(ex));
+	s->has_counters = stats && s->has_exit_info && bpf_map__type(stats) == BPF_MAP_TYPE_PERCPU_ARRAY &&
+			  bpf_map__key_size(stats) == 4 && bpf_map__value_size(stats) == 8 &&
+			  bpf_map__max_entries(stats) == SCHEDIO_SCX_STAT_NR &&
+			  scx_layout_counters(btf, bpf_map__btf_key_type_id(stats), bpf_map__btf_value_type_id(stats),
+					      bpf_map__btf_value_type_id(ex));
+	bpf_object__for_each_map(map, s->obj)
+	{
+		__u32 id = bpf_map__btf_value_type_id(map);
+		const struct btf_type *t = btf && id ? btf__type_by_id(btf, id) : NULL;
+		const char *name = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+
+		if (!bpf_map__is_internal(map) || !t || !btf_is_datasec(t) || !name || strncmp(name, ".data", 5))
+			continue;
+		if (scx_layout_uei(btf, id, bpf_map__value_size(map), &s->uei) == 1) {
+			s->uei_map = map;
+			break;
+		}
+	}
+}
+
 int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char *path)
 {
 	struct bpf_program *prog;
@@ -77,6 +111,7 @@ int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char 
 		return fail(s, err, "cannot open BPF object %s", elf ? "(built in)" : path);
 	}
 	s->obj_btf = scx_object_btf(elf, len, path);
+	s->obj_weak = scx_object_weak_syms(elf, len, path);
 	bpf_object__for_each_map(map, s->obj)
 	{
 		if (bpf_map__type(map) != BPF_MAP_TYPE_STRUCT_OPS)
@@ -89,6 +124,7 @@ int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char 
 		return fail(s, -EINVAL, "%s has no struct_ops map (SEC(\".struct_ops\") or SEC(\".struct_ops.link\"))",
 			    bpf_object__name(s->obj));
 	name_of_ops(s);
+	find_records(s);
 	err = bpf_map__set_map_flags(s->ops, bpf_map__map_flags(s->ops) | SCX_BPF_F_LINK);
 	if (err)
 		return fail(s, err, "cannot make %s a link map", s->name);
@@ -103,8 +139,9 @@ int scx_sched_open(struct scx_sched *s, const void *elf, size_t len, const char 
 	return 0;
 }
 
-/* Says in s->err which kfunc of the object the running kernel lacks; 0 if none.
- * Only vmlinux is searched, so this explains a failed load rather than
+/* Says in s->err which required kfunc of the object the running kernel
+ * lacks; 0 if none (optional ones, weak or ___compat, never count: the
+ * load's own error then stands). Only vmlinux is searched, so this explains a failed load rather than
  * refusing one (a kfunc may live in a module's BTF). */
 static int explain_kfuncs(struct scx_sched *s)
 {
@@ -118,7 +155,7 @@ static int explain_kfuncs(struct scx_sched *s)
 		btf__free(kern);
 		return 0; /* nothing to compare: the load itself will say what is wrong */
 	}
-	missing = scx_kfunc_missing(obj, kern, fn, sizeof(fn));
+	missing = scx_kfunc_missing(obj, kern, s->obj_weak, fn, sizeof(fn));
 	old = missing ? scx_kfunc_old_name(fn) : NULL;
 	if (missing && old && btf__find_by_name_kind(kern, old, BTF_KIND_FUNC) > 0)
 		snprintf(s->err, sizeof(s->err),
@@ -139,6 +176,115 @@ int scx_sched_load(struct scx_sched *s)
 	if (explain_kfuncs(s))
 		return -ENOENT;
 	return fail(s, err, "loading %s failed (the verifier log is above)", s->name);
+}
+
+/* Calls fn on each read-only data section of the object that has BTF (the
+ * DATASEC ".rodata" and any ".rodata.NAME"); stops at and returns the first
+ * non-zero result, or 0. Before load only: rodata is frozen at load. */
+static int each_rodata(struct scx_sched *s,
+		       int (*fn)(struct scx_sched *, const struct btf *, uint32_t, void *, size_t, void *), void *arg)
+{
+	const struct btf *btf = bpf_object__btf(s->obj);
+	struct bpf_map *map;
+	int rc;
+
+	bpf_object__for_each_map(map, s->obj)
+	{
+		__u32 id = bpf_map__btf_value_type_id(map);
+		const struct btf_type *t = btf && id ? btf__type_by_id(btf, id) : NULL;
+		const char *name = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+		size_t size = 0;
+		void *data;
+
+		if (!bpf_map__is_internal(map) || !t || !btf_is_datasec(t) || !name || strncmp(name, ".rodata", 7))
+			continue;
+		data = bpf_map__initial_value(map, &size);
+		if (!data)
+			continue;
+		rc = fn(s, btf, id, data, size, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+struct fill_args {
+	const struct btf *kern;
+	uint32_t nr_cpus;
+	int enums, cpus;
+};
+
+static int fill_section(struct scx_sched *s, const struct btf *btf, uint32_t id, void *data, size_t size, void *arg)
+{
+	struct fill_args *a = arg;
+	int n = a->kern ? scx_rodata_fill_enums(btf, id, data, size, a->kern) : 0;
+	int c = n >= 0 && a->nr_cpus ? scx_rodata_fill_cpus(btf, id, data, size, a->nr_cpus) : 0;
+
+	if (n < 0 || c < 0)
+		return fail(s, -EINVAL, "%s: its read-only data does not match its BTF", s->name);
+	a->enums += n;
+	a->cpus += c;
+	return 0;
+}
+
+int scx_sched_fill_rodata(struct scx_sched *s, const struct btf *kern, uint32_t nr_cpus, int *enums, int *cpus)
+{
+	struct fill_args a = { .kern = kern, .nr_cpus = nr_cpus };
+	int rc = each_rodata(s, fill_section, &a);
+
+	*enums = a.enums;
+	*cpus = a.cpus;
+	return rc;
+}
+
+struct set_args {
+	const char *name, *value;
+	bool done;
+};
+
+static int set_section(struct scx_sched *s, const struct btf *btf, uint32_t id, void *data, size_t size, void *arg)
+{
+	struct set_args *a = arg;
+	int rc = scx_rodata_set(btf, id, data, size, a->name, a->value, s->err, sizeof(s->err));
+
+	if (rc == -ENOENT)
+		return 0; /* perhaps in another section */
+	a->done = rc == 0;
+	return rc ? rc : 1;
+}
+
+int scx_sched_set_rodata(struct scx_sched *s, const char *name, const char *value)
+{
+	struct set_args a = { .name = name, .value = value };
+	int rc = each_rodata(s, set_section, &a);
+
+	if (a.done)
+		return 0;
+	if (rc == 0) {
+		snprintf(s->err, sizeof(s->err), "%.64s has no read-only variable %.64s (const volatile)", s->name,
+			 name);
+		return -ENOENT;
+	}
+	return rc;
+}
+
+int scx_sched_set_map_size(struct scx_sched *s, const char *map, uint32_t n)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(s->obj, map);
+	int err;
+
+	if (!m || bpf_map__is_internal(m) || bpf_map__type(m) == BPF_MAP_TYPE_STRUCT_OPS) {
+		snprintf(s->err, sizeof(s->err), "%.64s has no map %.64s", s->name, map);
+		return -ENOENT;
+	}
+	if (n == 0) {
+		snprintf(s->err, sizeof(s->err), "map %.64s cannot have 0 entries", map);
+		return -EINVAL;
+	}
+	err = bpf_map__set_max_entries(m, n);
+	if (err)
+		return fail(s, err, "cannot give map %.64s %u entries", map, n);
+	return 0;
 }
 
 int scx_sched_map_set(struct scx_sched *s, const char *name, uint32_t key, const void *value)
@@ -181,8 +327,8 @@ int scx_sched_stats(struct scx_sched *s, uint64_t out[SCHEDIO_SCX_STAT_NR])
 	int err = 0;
 
 	memset(out, 0, sizeof(uint64_t) * SCHEDIO_SCX_STAT_NR);
-	if (!map)
-		return 0; /* an --object scheduler may keep no counters */
+	if (!map || !s->has_counters)
+		return -ENOENT; /* none, or another scheduler's own: not ours to label */
 	if (ncpu <= 0)
 		return fail(s, ncpu, "counting CPUs");
 	vals = calloc(ncpu, sizeof(*vals));
@@ -204,15 +350,31 @@ int scx_sched_exit_info(struct scx_sched *s, struct schedio_scx_exit *out)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(s->obj, "exit_info");
 	uint32_t zero = 0;
+	size_t size;
+	void *data;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!map)
+	if (map && s->has_exit_info) {
+		if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, out))
+			return fail(s, -errno, "reading exit_info");
+		out->reason[sizeof(out->reason) - 1] = '\0';
+		out->msg[sizeof(out->msg) - 1] = '\0';
+		if (out->recorded)
+			return 1;
+	}
+	if (!s->uei_map)
 		return 0;
-	if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, out))
-		return fail(s, -errno, "reading exit_info");
-	out->reason[sizeof(out->reason) - 1] = '\0';
-	out->msg[sizeof(out->msg) - 1] = '\0';
-	return out->recorded ? 1 : 0;
+	size = bpf_map__value_size(s->uei_map);
+	data = calloc(1, size);
+	if (!data)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->uei_map), &zero, data))
+		rc = fail(s, -errno, "reading %s's exit record (uei)", s->name);
+	else
+		rc = scx_layout_uei_read(&s->uei, data, size, out);
+	free(data);
+	return rc;
 }
 
 void scx_sched_detach(struct scx_sched *s)
@@ -232,6 +394,8 @@ void scx_sched_close(struct scx_sched *s)
 	s->obj = NULL;
 	btf__free(s->obj_btf);
 	s->obj_btf = NULL;
+	free(s->obj_weak);
+	s->obj_weak = NULL;
 }
 
 const char *scx_sched_exit_kind_name(int32_t kind)

@@ -23,7 +23,16 @@ class ScxCli(unittest.TestCase):
             ["scx", "run", "llc", "--steal", "later"], ["scx", "run", "llc", "--steal", "after:0"],
             ["scx", "run", "fifo", "--timeout-ms", "0"], ["scx", "run", "fifo", "--timeout-ms", "30001"],
             ["scx", "run", "fifo", "--duration", "-1"], ["scx", "run", "fifo", "--steal", "never"],
-            ["scx", "run", "llc", "--steal", "nevermore"], ["scx", "version", "now"]
+            ["scx", "run", "llc", "--steal", "nevermore"], ["scx", "version", "now"],
+            # --set and --map-size: --object only, NAME=VALUE, MAP=N with N 1..2^32-1
+            ["scx", "run", "fifo", "--set", "nr_cpus=2"], ["scx", "run", "llc", "--map-size", "m=2"],
+            ["scx", "run", "--object", "x.bpf.o", "--set", "novalue"],
+            ["scx", "run", "--object", "x.bpf.o", "--set", "=1"],
+            ["scx", "run", "--object", "x.bpf.o", "--map-size", "m"],
+            ["scx", "run", "--object", "x.bpf.o", "--map-size", "=5"],
+            ["scx", "run", "--object", "x.bpf.o", "--map-size", "m=0"],
+            ["scx", "run", "--object", "x.bpf.o", "--map-size", "m=-1"],
+            ["scx", "run", "--object", "x.bpf.o", "--map-size", "m=4294967296"],
         ]
         for args in cases:
             r = run([binary("schedio"), *args])
@@ -37,7 +46,7 @@ class ScxCli(unittest.TestCase):
     def test_help_describes_the_schedulers(self):
         r = run([binary("schedio"), "scx", "run", "--help"])
         self.assertEqual(r.returncode, 0)
-        for word in ("fifo", "llc", "--timeout-ms", "--steal", "never", "--object"):
+        for word in ("fifo", "llc", "--timeout-ms", "--steal", "never", "--object", "--set", "--map-size"):
             self.assertIn(word, r.stdout)
         self.assertIn("scx", run([binary("schedio"), "--help"]).stdout)
 

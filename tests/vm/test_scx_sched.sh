@@ -12,7 +12,8 @@
 # grouped by scheduler returns the same split (check_sched_split.py); with
 # `scx_fifo --partial` loaded, only SCHED_EXT tasks' samples are its own. An
 # object in the community's conventions (.struct_ops.link, struct_ops.s, its
-# own name and timeout) loads and runs (issue 20).
+# own name and timeout, enum globals from the kernel's BTF, --set and
+# --map-size, a uei exit record) loads and runs (issue 20).
 # Exit 0 pass, 1 fail, 77 skip (qemu/busybox/gcc missing, or the build
 # skipped the schedulers: bpf/scx/CMakeLists.txt says why).
 set -euo pipefail

@@ -162,20 +162,32 @@ fi
 # Issue 20: an object in the community's conventions (.struct_ops.link,
 # struct_ops.s callbacks beyond init) registers with its own .name, not its
 # variable's, and its own timeout_ms; it carries the workload and unloads.
+# Its enum globals (__SCX_DSQ_GLOBAL, __SCX_SLICE_DFL) come from the kernel's
+# BTF: left at 0 it would insert into DSQ 0, which does not exist, and be
+# ejected; its uei exit record gives the reason it left.
 echo "== scx_link_ops (.struct_ops.link, struct_ops.s, its own ops data)"
-schedio scx run --object scx_link_ops.bpf.o --interval 1 >link.log 2>&1 &
+msg=$(schedio scx run --object scx_link_ops.bpf.o --set nosuch=1 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 2 ] && [ "$msg" = "schedio scx: linked has no read-only variable nosuch (const volatile)" ] &&
+	ok "scx_link_ops: an unknown --set is refused: $msg" || fail "scx_link_ops: --set nosuch=1: rc $rc: $msg"
+schedio scx run --object scx_link_ops.bpf.o --interval 1 --set link_nice=-5 --map-size link_tasks=64 >link.log 2>&1 &
 pid=$!
 if wait_state enabled 300; then
 	[ "$(ops)" = linked ] && ok "scx_link_ops: registered as its own .name: $(ops)" ||
 		fail "scx_link_ops: root/ops reads '$(ops)', want linked"
 	grep -q "linked attached (watchdog 4000 ms)" link.log && ok "scx_link_ops: its own timeout_ms (4000)" ||
 		fail "scx_link_ops: not attached with its own timeout: $(cat link.log)"
+	grep -q "linked: 2 sched_ext constant(s) from the kernel's BTF, CPU count [0-9]* in 1 variable(s)" link.log &&
+		ok "scx_link_ops: its enum globals and nr_cpu_ids were filled" ||
+		fail "scx_link_ops: enum globals not filled: $(cat link.log)"
 	pingpong 500 2 >pp_link.txt && ok "scx_link_ops: workload completed: $(cat pp_link.txt)" ||
 		fail "scx_link_ops: workload failed"
 	kill -INT $pid
 	wait $pid
 	rc=$?
 	[ $rc -eq 0 ] && ok "scx_link_ops: loader exited 0 on SIGINT" || fail "scx_link_ops: loader exited $rc: $(cat link.log)"
+	grep -q "linked detached after .*: unregistered" link.log && ok "scx_link_ops: its uei exit record was read" ||
+		fail "scx_link_ops: no exit kind from its uei record: $(cat link.log)"
 	wait_state disabled 50 && ok "scx_link_ops: state disabled after the loader exited" ||
 		fail "scx_link_ops: state '$(state)' after the loader exited"
 else

@@ -2,13 +2,59 @@
 /* scx_link_ops.bpf.c - a scheduler written the way the sched_ext community
  * writes them, for test_scx_sched: its ops in SEC(".struct_ops.link"), its
  * sleepable callbacks in SEC("struct_ops.s/..."), its own name (not the
- * variable's), flags and watchdog timeout. Only opened, never loaded.
+ * variable's), flags and watchdog timeout; the kernel's constants read
+ * from `const volatile u64 __SCX_*` globals its loader fills (left at 0,
+ * enqueue would insert into DSQ 0, which does not exist, and the kernel would
+ * eject it), a CPU count in rodata, a map sized with --map-size, and the
+ * kernel's exit info kept in a `uei` record laid out as the community's
+ * user_exit_info.h lays it out (kind written last).
+ * test_scx_sched opens it; the VM test loads and runs it.
  */
 #include "scx_common.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
-#define LINK_DSQ 0
+#define LINK_DSQ 7
+
+/* The community's convention: the loader copies SCX_NAME from the kernel's
+ * BTF into __SCX_NAME before load. __SCX_ENQ_LINK_TEST is no kernel's: it
+ * keeps its own value. */
+const volatile u64 __SCX_DSQ_GLOBAL __weak;
+const volatile u64 __SCX_SLICE_DFL __weak;
+const volatile u64 __SCX_ENQ_LINK_TEST = 42;
+const volatile u32 nr_cpu_ids = 1;
+/* For --set: */
+const volatile s32 link_nice = -3;
+const volatile bool link_quiet = false;
+
+/* Sized by --map-size in the tests: one slot per task the scheduler saw. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16);
+	__type(key, u32);
+	__type(value, u64);
+} link_tasks SEC(".maps");
+
+/* The community's exit record, in .data. */
+struct user_exit_info {
+	int kind;
+	s64 exit_code;
+	char reason[128];
+	char msg[1024];
+};
+
+struct user_exit_info uei SEC(".data");
+
+SCX_OPS(link_exit, struct scx_exit_info *ei)
+{
+	bpf_probe_read_kernel_str(uei.reason, sizeof(uei.reason), ei->reason);
+	bpf_probe_read_kernel_str(uei.msg, sizeof(uei.msg), ei->msg);
+	uei.exit_code = ei->exit_code;
+	/* the loader takes a non-zero kind to mean the strings are complete */
+	asm volatile("" ::: "memory");
+	uei.kind = ei->kind;
+	return 0;
+}
 
 SEC("struct_ops.s/link_init")
 int BPF_PROG(link_init)
@@ -24,7 +70,7 @@ int BPF_PROG(link_init_task, struct task_struct *p, struct scx_init_task_args *a
 
 SCX_OPS(link_enqueue, struct task_struct *p, u64 enq_flags)
 {
-	scx_bpf_dsq_insert(p, LINK_DSQ, SCX_SLICE_DFL, enq_flags);
+	scx_bpf_dsq_insert(p, __SCX_DSQ_GLOBAL, __SCX_SLICE_DFL, enq_flags);
 	return 0;
 }
 
@@ -40,6 +86,7 @@ struct sched_ext_ops link_ops = {
 	.init_task = (void *)link_init_task,
 	.enqueue = (void *)link_enqueue,
 	.dispatch = (void *)link_dispatch,
+	.exit = (void *)link_exit,
 	.flags = SCX_OPS_ENQ_LAST,
 	.timeout_ms = 4000,
 	.name = "linked",

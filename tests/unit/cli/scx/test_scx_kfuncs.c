@@ -2,10 +2,14 @@
  * found by name among the object's extern functions (its own global and
  * static functions do not count); on a 6.12-like kernel, which has the old
  * names, the renamed kfunc is named with its old name; the built-in
- * schedulers declare their kfuncs so that the check sees them. */
+ * schedulers declare their kfuncs so that the check sees them; weak and
+ * ___compat kfuncs are optional and never named, whether the names come from
+ * a list or from an object's ELF symbols. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -53,12 +57,12 @@ static void test_scx_kfuncs_missing_by_name(void **state)
 	struct btf *old = btf_with(kernel_6_12, BTF_FUNC_GLOBAL), *new = btf_with(kernel_7, BTF_FUNC_GLOBAL);
 	char name[64] = "";
 
-	assert_int_equal(scx_kfunc_missing(obj, old, name, sizeof(name)), 1);
+	assert_int_equal(scx_kfunc_missing(obj, old, NULL, name, sizeof(name)), 1);
 	assert_string_equal(name, "scx_bpf_dsq_insert");
 	assert_string_equal(scx_kfunc_old_name(name), "scx_bpf_dispatch");
-	assert_int_equal(scx_kfunc_missing(obj, new, name, sizeof(name)), 0);
+	assert_int_equal(scx_kfunc_missing(obj, new, NULL, name, sizeof(name)), 0);
 	/* the object's own functions are not kfuncs */
-	assert_int_equal(scx_kfunc_missing(own_funcs, old, name, sizeof(name)), 0);
+	assert_int_equal(scx_kfunc_missing(own_funcs, old, NULL, name, sizeof(name)), 0);
 	assert_null(scx_kfunc_old_name("scx_bpf_create_dsq"));
 	assert_string_equal(scx_kfunc_old_name("scx_bpf_dsq_move_to_local"), "scx_bpf_consume");
 	btf__free(obj);
@@ -67,7 +71,70 @@ static void test_scx_kfuncs_missing_by_name(void **state)
 	btf__free(new);
 }
 
+static void test_scx_weak_and_compat_kfuncs_are_optional(void **state)
+{
+	static const char *const calls[] = { "scx_bpf_dispatch___compat", "scx_bpf_dsq_insert_vtime",
+					     "scx_bpf_dsq_insert", NULL };
+	static const char weak[] = "scx_bpf_dsq_insert_vtime\0other\0";
+	struct btf *obj = btf_with(calls, BTF_FUNC_EXTERN);
+	struct btf *new = btf_with(kernel_7, BTF_FUNC_GLOBAL), *old = btf_with(kernel_6_12, BTF_FUNC_GLOBAL);
+	char name[64] = "";
+
+	assert_true(scx_kfunc_optional("scx_bpf_dispatch___compat", NULL));
+	assert_true(scx_kfunc_optional("scx_bpf_dsq_insert_vtime", weak));
+	assert_true(scx_kfunc_optional("other", weak));
+	assert_false(scx_kfunc_optional("scx_bpf_dsq_insert", weak));
+	assert_false(scx_kfunc_optional("___compat", NULL));    /* no name before the suffix */
+	assert_false(scx_kfunc_optional("scx_bpf_x___", NULL)); /* no suffix */
+	/* kernel_7 lacks scx_bpf_dispatch (the ___compat one) and the vtime one: both optional */
+	assert_int_equal(scx_kfunc_missing(obj, new, weak, name, sizeof(name)), 0);
+	/* without the weak list the vtime one is required */
+	assert_int_equal(scx_kfunc_missing(obj, new, NULL, name, sizeof(name)), 1);
+	assert_string_equal(name, "scx_bpf_dsq_insert_vtime");
+	/* 6.12 lacks the strong scx_bpf_dsq_insert: that one is named, never the optional ones */
+	assert_int_equal(scx_kfunc_missing(obj, old, weak, name, sizeof(name)), 1);
+	assert_string_equal(name, "scx_bpf_dsq_insert");
+	btf__free(obj);
+	btf__free(new);
+	btf__free(old);
+}
+
 #ifdef SCHEDIO_HAVE_SCX
+/* An object whose only kfuncs are weak: its ELF says so, and no kernel
+ * makes them a reason for a failed load. */
+static void test_scx_weak_kfuncs_object_needs_none(void **state)
+{
+	static const char *const none[] = { NULL };
+	const char *build = getenv("SCHEDIO_BUILD");
+	struct btf *obj, *kern;
+	char path[1024], name[64] = "", *weak;
+	int n = 0;
+
+	if (!build)
+		skip();
+	snprintf(path, sizeof(path), "%s/bpf/scx/scx_weak_kfuncs.bpf.o", build);
+	weak = scx_object_weak_syms(NULL, 0, path);
+	assert_non_null(weak);
+	for (const char *w = weak; *w; w += strlen(w) + 1) {
+		assert_true(strcmp(w, "scx_bpf_dispatch___compat") == 0 ||
+			    strcmp(w, "scx_bpf_no_kernel_has_this") == 0);
+		n++;
+	}
+	assert_int_equal(n, 2);
+	obj = scx_object_btf(NULL, 0, path);
+	kern = btf_with(none, BTF_FUNC_GLOBAL);
+	assert_non_null(obj);
+	assert_int_equal(scx_kfunc_missing(obj, kern, weak, name, sizeof(name)), 0);
+	/* without knowing they are weak, the one without a suffix would be named */
+	assert_int_equal(scx_kfunc_missing(obj, kern, NULL, name, sizeof(name)), 1);
+	assert_string_equal(name, "scx_bpf_no_kernel_has_this");
+	assert_null(scx_object_weak_syms(NULL, 0, "/nonexistent.bpf.o"));
+	assert_null(scx_object_weak_syms("not elf", 7, NULL));
+	btf__free(obj);
+	btf__free(kern);
+	free(weak);
+}
+
 /* The built-in scheduler in elf against a kernel with the given kfuncs. */
 static int builtin_missing(const void *elf, size_t len, const char *const *kernel, char *name, size_t cap)
 {
@@ -76,7 +143,7 @@ static int builtin_missing(const void *elf, size_t len, const char *const *kerne
 	int r;
 
 	assert_non_null(obj);
-	r = scx_kfunc_missing(obj, kern, name, cap);
+	r = scx_kfunc_missing(obj, kern, NULL, name, cap);
 	btf__free(kern);
 	btf__free(obj);
 	return r;
@@ -102,7 +169,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scx_kfuncs_missing_by_name),
+		cmocka_unit_test(test_scx_weak_and_compat_kfuncs_are_optional),
 #ifdef SCHEDIO_HAVE_SCX
+		cmocka_unit_test(test_scx_weak_kfuncs_object_needs_none),
 		cmocka_unit_test(test_scx_builtin_schedulers_need_the_6_13_names),
 #endif
 	};
