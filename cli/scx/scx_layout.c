@@ -13,22 +13,10 @@
  * `stats` map (scx_simple's has two counters of its own) means something else.
  */
 #include "cli/scx/scx_layout.h"
+#include "cli/scx/scx_btf.h"
 
 #include <errno.h>
 #include <string.h>
-
-/* The type behind modifiers and typedefs; NULL past a depth no sane BTF has. */
-static const struct btf_type *resolved(const struct btf *btf, __u32 id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	for (int depth = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); depth++) {
-		if (depth == 32)
-			return NULL;
-		t = btf__type_by_id(btf, t->type);
-	}
-	return t;
-}
 
 /* Member name of struct t: its byte offset and type, or -1 (also for a bitfield). */
 static long member(const struct btf *btf, const struct btf_type *t, const char *name, const struct btf_type **type)
@@ -43,7 +31,7 @@ static long member(const struct btf *btf, const struct btf_type *t, const char *
 			continue;
 		if (btf_member_bitfield_size(t, i) || bits % 8)
 			return -1;
-		*type = resolved(btf, m->type);
+		*type = scx_btf_resolved(btf, m->type);
 		return *type ? (long)(bits / 8) : -1;
 	}
 	return -1;
@@ -60,7 +48,7 @@ static size_t char_array(const struct btf *btf, const struct btf_type *t)
 {
 	const struct btf_array *a = t && btf_is_array(t) ? btf_array(t) : NULL;
 
-	return a && is_int(resolved(btf, a->type), 1) ? a->nelems : 0;
+	return a && is_int(scx_btf_resolved(btf, a->type), 1) ? a->nelems : 0;
 }
 
 int scx_layout_uei(const struct btf *btf, uint32_t sec_id, size_t size, struct scx_uei *u)
@@ -79,7 +67,7 @@ int scx_layout_uei(const struct btf *btf, uint32_t sec_id, size_t size, struct s
 
 		if (!name || strcmp(name, "uei") != 0)
 			continue;
-		t = resolved(btf, v->type);
+		t = scx_btf_resolved(btf, v->type);
 		if (!t || !btf_is_struct(t) || t->size != vi->size || vi->offset > size || vi->size > size - vi->offset)
 			return -EINVAL;
 		ko = member(btf, t, "kind", &kind);
@@ -138,7 +126,7 @@ int scx_layout_uei_read(const struct scx_uei *u, const void *data, size_t size, 
 
 bool scx_layout_schedio_exit(const struct btf *btf, uint32_t exit_value_type_id)
 {
-	const struct btf_type *ex = btf && exit_value_type_id ? resolved(btf, exit_value_type_id) : NULL;
+	const struct btf_type *ex = btf && exit_value_type_id ? scx_btf_resolved(btf, exit_value_type_id) : NULL;
 	const char *name = ex ? btf__name_by_offset(btf, ex->name_off) : NULL;
 
 	return ex && btf_is_struct(ex) && name && strcmp(name, "schedio_scx_exit") == 0 &&
@@ -148,8 +136,8 @@ bool scx_layout_schedio_exit(const struct btf *btf, uint32_t exit_value_type_id)
 bool scx_layout_counters(const struct btf *btf, uint32_t key_type_id, uint32_t value_type_id,
 			 uint32_t exit_value_type_id)
 {
-	const struct btf_type *key = btf && key_type_id ? resolved(btf, key_type_id) : NULL;
-	const struct btf_type *value = btf && value_type_id ? resolved(btf, value_type_id) : NULL;
+	const struct btf_type *key = btf && key_type_id ? scx_btf_resolved(btf, key_type_id) : NULL;
+	const struct btf_type *value = btf && value_type_id ? scx_btf_resolved(btf, value_type_id) : NULL;
 
 	return is_int(key, 4) && is_int(value, 8) && scx_layout_schedio_exit(btf, exit_value_type_id);
 }

@@ -15,6 +15,7 @@
  * the scheduler: closing it, or dying, unregisters it.
  */
 #include "cli/scx/scx_ops_value.h"
+#include "cli/scx/scx_btf.h"
 
 #include <bpf/btf.h>
 #include <errno.h>
@@ -70,16 +71,6 @@ static bool all_zero(const void *p, size_t len)
 	return true;
 }
 
-/* The type id behind modifiers and typedefs. */
-static const struct btf_type *resolved(const struct btf *btf, __u32 id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-		t = btf__type_by_id(btf, t->type);
-	return t;
-}
-
 int scx_ops_value_copy_data(const struct btf *obj_btf, __u32 obj_type_id, const void *obj_data, size_t obj_size,
 			    const struct btf *kbtf, const struct btf_type *kops, void *kdata, char *err, size_t errlen)
 {
@@ -93,7 +84,7 @@ int scx_ops_value_copy_data(const struct btf *obj_btf, __u32 obj_type_id, const 
 	m = btf_members(t);
 	for (unsigned i = 0; i < btf_vlen(t); i++, m++) {
 		const char *mname = btf__name_by_offset(obj_btf, m->name_off);
-		const struct btf_type *mt = resolved(obj_btf, m->type), *kt;
+		const struct btf_type *mt = scx_btf_resolved(obj_btf, m->type), *kt;
 		long long msize = btf__resolve_size(obj_btf, m->type), ksize;
 		size_t moff = btf_member_bit_offset(t, i) / 8;
 		__u32 ktype = 0;
@@ -108,7 +99,7 @@ int scx_ops_value_copy_data(const struct btf *obj_btf, __u32 obj_type_id, const 
 		if (all_zero((const char *)obj_data + moff, msize))
 			continue; /* unset: the kernel's zero, whatever the layout */
 		koff = member_offset(kbtf, kops, mname, &ktype);
-		kt = koff >= 0 ? resolved(kbtf, ktype) : NULL;
+		kt = koff >= 0 ? scx_btf_resolved(kbtf, ktype) : NULL;
 		ksize = koff >= 0 ? btf__resolve_size(kbtf, ktype) : -1;
 		if (!kt) {
 			snprintf(err, errlen, "the scheduler sets sched_ext_ops.%.64s, which this kernel lacks", mname);
@@ -248,7 +239,7 @@ int scx_ops_value_is_member(struct bpf_object *obj, struct bpf_program *prog, co
 		t = btf__type_by_id(btf, bpf_map__btf_value_type_id(map));
 		data = bpf_map__initial_value(map, &size);
 		off = t && btf_is_struct(t) && data ? member_offset(btf, t, member, &mtype) : -1;
-		mt = off >= 0 ? resolved(btf, mtype) : NULL;
+		mt = off >= 0 ? scx_btf_resolved(btf, mtype) : NULL;
 		if (!mt || !btf_is_ptr(mt) || (size_t)off + sizeof(prog) > size)
 			continue;
 		if (*(struct bpf_program *const *)(data + off) == prog)

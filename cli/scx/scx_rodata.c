@@ -14,6 +14,7 @@
  * are ever written.
  */
 #include "cli/scx/scx_rodata.h"
+#include "cli/scx/scx_btf.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -28,20 +29,6 @@ struct slot {
 	bool is_int; /* an integer, enum or bool the variable's size fully holds */
 	bool is_signed, is_bool;
 };
-
-/* The type behind modifiers and typedefs; NULL past a depth no sane BTF has
- * (a crafted one may loop). */
-static const struct btf_type *resolved(const struct btf *btf, __u32 id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	for (int depth = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); depth++) {
-		if (depth == 32)
-			return NULL;
-		t = btf__type_by_id(btf, t->type);
-	}
-	return t;
-}
 
 /* The DATASEC sec_id of btf, or NULL. */
 static const struct btf_type *datasec(const struct btf *btf, uint32_t sec_id)
@@ -65,7 +52,7 @@ static int slot_of(const struct btf *btf, const struct btf_type *sec, unsigned i
 		return -EINVAL;
 	s->off = vi->offset;
 	s->size = vi->size;
-	t = resolved(btf, v->type);
+	t = scx_btf_resolved(btf, v->type);
 	if (!t)
 		return -EINVAL;
 	if (btf_is_int(t) && btf_int_offset(t) == 0 && btf_int_bits(t) == t->size * 8) {
