@@ -348,9 +348,16 @@ static void poll_locked(struct sched_ext_health *h, int64_t now_ms)
 
 		h->cur.last_ms = now_ms;
 		/* switch_all reads 0 from the start of disabling on: it says
-		 * partial only while the scheduler is enabled */
-		if (!strcmp(st.state, "enabled"))
-			h->cur.partial = read_u64(h->root, "switch_all", &v) && v == 0;
+		 * partial only while the scheduler is enabled, so it counts only
+		 * when the state reads "enabled" both before and after it (an
+		 * ejection between the two reads would otherwise look partial) */
+		if (!strcmp(st.state, "enabled") && read_u64(h->root, "switch_all", &v)) {
+			struct sched_ext_state again;
+
+			sched_ext_state_read(h->root, &again);
+			if (!strcmp(again.state, "enabled") && !strcmp(again.ops, st.ops))
+				h->cur.partial = v == 0;
+		}
 		e = cur_entry(h);
 		if (e) {
 			e->last_ms = now_ms;

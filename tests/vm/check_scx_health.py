@@ -91,7 +91,10 @@ def main(out):
           f"scx_fifo: kind unreg, the kernel's reason ({f})")
     check(b.get("kind") == "error_stall" and b.get("reason") == "runnable task stall",
           f"scx_broken: kind error_stall, reason 'runnable task stall' ({b.get('kind')}, {b.get('reason')!r})")
-    m = re.search(r"runnable task stall: (.*failed to run for [0-9.]+s)", read(out, "broken.log"))
+    # the kernel words a stall two ways: "COMM[PID] failed to run for Ns" (a
+    # task waited too long) or "watchdog failed to check in for Ns" (its tick
+    # noticed first); which one fires is a race
+    m = re.search(r"runnable task stall: (.*failed to (?:run|check in) for [0-9.]+s)", read(out, "broken.log"))
     check(m is not None and b.get("message") == m.group(1),
           f"scx_broken: message {b.get('message')!r} is the one the loader got from the exit info "
           f"({m.group(1) if m else None!r})")
