@@ -8,6 +8,12 @@
  * or after --duration; the kernel then falls back to the fair class. If the
  * kernel throws the scheduler out first (the watchdog, or an error in it),
  * the kernel's exit reason is printed and the status is 3.
+ *
+ * A signal before the kernel is asked to register the scheduler ends the
+ * process at once (status 128 + the signal): nothing it loaded outlives its
+ * file descriptors, so an interrupted load never leaves a scheduler
+ * attached, even briefly. From the registering call on, SIGINT and SIGTERM
+ * are held until the kernel answers and then detach.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -39,11 +46,19 @@
 #define MAX_SETTINGS 64
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t attaching; /* set once registering begins */
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	static const char msg[] = PROG ": interrupted before the scheduler was attached; nothing was registered\n";
+	ssize_t n;
+
+	if (!attaching) {
+		n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		(void)n;
+		_exit(128 + sig);
+	}
+	stop_requested = sig;
 }
 
 struct scx_run_opts {
@@ -320,7 +335,8 @@ static int run_attached(struct scx_sched *s, const struct scx_run_opts *o, doubl
 		struct timespec tick = { 0, 100 * 1000 * 1000 };
 		double now;
 
-		nanosleep(&tick, NULL);
+		if (!stop_requested) /* one that came while registering detaches at once */
+			nanosleep(&tick, NULL);
 		now = mono_s();
 		if (scx_sched_exit_info(s, &ex) == 1) {
 			print_stats(s, prev, now - last);
@@ -348,6 +364,31 @@ static int run_attached(struct scx_sched *s, const struct scx_run_opts *o, doubl
 	return 0;
 }
 
+/* Registers the scheduler with SIGINT and SIGTERM held: one that came
+ * before this ends the process (on_signal), one pending now stops here, and
+ * one during the call is taken after it and detaches. *start: when
+ * registering began. Returns scx_sched_attach's result, or -EINTR with the
+ * pending signal's number in *sig. */
+static int attach_held(struct scx_sched *s, const struct scx_run_opts *o, double *start, int *sig)
+{
+	sigset_t hold, old, pending;
+	int err;
+
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGINT);
+	sigaddset(&hold, SIGTERM);
+	sigprocmask(SIG_BLOCK, &hold, &old);
+	attaching = 1;
+	if (sigpending(&pending) == 0 && (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM))) {
+		*sig = sigismember(&pending, SIGTERM) ? SIGTERM : SIGINT;
+		return -EINTR; /* still held: the process ends before it is taken */
+	}
+	*start = mono_s();
+	err = scx_sched_attach(s, o->timeout_ms, o->partial);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
 static int scx_run(int argc, char **argv)
 {
 	struct scx_run_opts o;
@@ -358,8 +399,10 @@ static int scx_run(int argc, char **argv)
 	char why[256];
 	double start;
 	uint32_t watchdog;
-	int err, rc = 1;
+	int err, sig = 0, rc = 1;
 
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	parse_args(argc, argv, &o);
 #ifdef SCHEDIO_HAVE_SCX
 	if (o.which)
@@ -374,14 +417,17 @@ static int scx_run(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", PROG, why);
 		return 1;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	if (scx_sched_open(&s, elf, len, o.object)) {
 		fprintf(stderr, "%s: %s\n", PROG, s.err);
 		goto out;
 	}
 	if (o.object && (rc = prepare_object(&s, &o)) != 0)
 		goto out;
+	if (o.object && scx_sched_user_half(&s)) {
+		fprintf(stderr, "%s: %s\n", PROG, s.err);
+		rc = 2;
+		goto out;
+	}
 	rc = 1;
 	if (scx_sched_load(&s)) {
 		fprintf(stderr, "%s: %s\n", PROG, s.err);
@@ -389,8 +435,12 @@ static int scx_run(int argc, char **argv)
 	}
 	if (o.which && strcmp(o.which, "llc") == 0 && configure_llc(&s, &o))
 		goto out;
-	start = mono_s();
-	err = scx_sched_attach(&s, o.timeout_ms, o.partial);
+	err = attach_held(&s, &o, &start, &sig);
+	if (err == -EINTR && sig) {
+		fprintf(stderr, "%s: interrupted before the scheduler was attached; nothing was registered\n", PROG);
+		rc = 128 + sig;
+		goto out;
+	}
 	if (err == -EBUSY || err == -EEXIST) {
 		fprintf(stderr, "%s: another sched_ext scheduler is active\n", PROG);
 		goto out;

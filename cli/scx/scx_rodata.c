@@ -169,7 +169,8 @@ int scx_rodata_fill_enums(const struct btf *btf, uint32_t sec_id, void *data, si
 
 int scx_rodata_fill_cpus(const struct btf *btf, uint32_t sec_id, void *data, size_t size, uint32_t nr_cpus)
 {
-	static const char *const names[] = { "nr_cpu_ids", "nr_cpus", "nr_possible_cpus", "nr_cpus_possible" };
+	static const char *const names[] = { "nr_cpu_ids",       "nr_cpus",           "nr_possible_cpus",
+					     "nr_cpus_possible", "num_possible_cpus", "num_cpus" };
 	const struct btf_type *sec = datasec(btf, sec_id);
 	int filled = 0;
 
@@ -190,6 +191,36 @@ int scx_rodata_fill_cpus(const struct btf *btf, uint32_t sec_id, void *data, siz
 		}
 	}
 	return filled;
+}
+
+int scx_rodata_unset_pid(const struct btf *btf, uint32_t sec_id, const void *data, size_t size, char *name,
+			 size_t namelen)
+{
+	const struct btf_type *sec = datasec(btf, sec_id);
+
+	if (!sec || !data)
+		return -EINVAL;
+	for (unsigned i = 0; i < btf_vlen(sec); i++) {
+		const char *p;
+		struct slot s;
+		size_t n;
+		bool zero = true;
+
+		if (slot_of(btf, sec, i, size, &s))
+			return -EINVAL;
+		n = strlen(s.name);
+		if (!s.is_int || s.is_bool ||
+		    !(strcmp(s.name, "pid") == 0 || (n > 4 && !strcmp(s.name + n - 4, "_pid"))))
+			continue;
+		p = (const char *)data + s.off;
+		for (size_t k = 0; k < s.size; k++)
+			zero = zero && p[k] == 0;
+		if (zero) {
+			snprintf(name, namelen, "%s", s.name);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* Parses text as the slot's integer into *v; 0, or -EINVAL/-ERANGE with why. */

@@ -25,6 +25,12 @@ int scx_rodata_fill_enums(const struct btf *btf, uint32_t sec_id, void *data, si
  * returns how many, or -EINVAL for a malformed section. */
 int scx_rodata_fill_cpus(const struct btf *btf, uint32_t sec_id, void *data, size_t size, uint32_t nr_cpus);
 
+/* Finds an integer variable named pid or NAME_pid still 0 (the PID of a
+ * user-space task its own loader would give); 1 with its name in name, 0 if
+ * none, -EINVAL for a malformed section. */
+int scx_rodata_unset_pid(const struct btf *btf, uint32_t sec_id, const void *data, size_t size, char *name,
+			 size_t namelen);
+
 /* Sets variable name of the section to value (an integer of the variable's
  * size and signedness, or true/false for a bool); 0, -ENOENT if the section
  * has no such variable, or -EINVAL/-ERANGE with why in err. */

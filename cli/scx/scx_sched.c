@@ -268,6 +268,46 @@ int scx_sched_set_rodata(struct scx_sched *s, const char *name, const char *valu
 	return rc;
 }
 
+static int find_unset_pid(struct scx_sched *s, const struct btf *btf, uint32_t id, void *data, size_t size, void *arg)
+{
+	int rc = scx_rodata_unset_pid(btf, id, data, size, arg, 64);
+
+	(void)s;
+	return rc < 0 ? 0 : rc; /* a malformed section is the load's to report */
+}
+
+int scx_sched_user_half(struct scx_sched *s)
+{
+	char pid[64] = "", channels[128] = "";
+	struct bpf_map *map;
+	size_t n = 0;
+
+	bpf_object__for_each_map(map, s->obj)
+	{
+		enum bpf_map_type t = bpf_map__type(map);
+
+		if (t == BPF_MAP_TYPE_USER_RINGBUF) {
+			snprintf(s->err, sizeof(s->err),
+				 "%.64s needs its own user-space half, which schedio does not run: user space feeds "
+				 "its user ring buffer %.64s; load it with its own loader",
+				 s->name, bpf_map__name(map));
+			return 1;
+		}
+		if ((t == BPF_MAP_TYPE_QUEUE || t == BPF_MAP_TYPE_STACK || t == BPF_MAP_TYPE_RINGBUF) &&
+		    n < sizeof(channels))
+			n += (size_t)snprintf(channels + n, sizeof(channels) - n, "%s%s", n ? ", " : "",
+					      bpf_map__name(map));
+	}
+	if (!n || each_rodata(s, find_unset_pid, pid) != 1)
+		return 0;
+	snprintf(s->err, sizeof(s->err),
+		 "%.64s needs its own user-space half, which schedio does not run: it waits for the PID of its "
+		 "user-space task in %.64s (0 here; its own loader sets it) and trades work with that task through "
+		 "%.64s; load it with its own loader",
+		 s->name, pid, channels);
+	return 1;
+}
+
 int scx_sched_set_map_size(struct scx_sched *s, const char *map, uint32_t n)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(s->obj, map);

@@ -28,7 +28,7 @@ struct scx_sched {
 	bool has_exit_info;      /* its exit_info map is schedio's struct schedio_scx_exit */
 	struct bpf_map *uei_map; /* the data section holding a community `uei` record, or NULL */
 	struct scx_uei uei;      /* where that record's fields lie */
-	char err[256];           /* why the last call failed */
+	char err[512];           /* why the last call failed */
 };
 
 /* Opens an object from memory (elf, len) or, with elf NULL, from the file
@@ -45,6 +45,11 @@ int scx_sched_set_rodata(struct scx_sched *s, const char *name, const char *valu
 /* Sets the map's max_entries before load (--map-size MAP=N); 0, or -ENOENT
  * (no such map) or -EINVAL, with why in s->err. */
 int scx_sched_set_map_size(struct scx_sched *s, const char *map, uint32_t n);
+/* Whether the object needs a user-space half of its own that schedio does
+ * not run: a user ring buffer, or a PID in rodata still 0 beside a queue,
+ * stack or ring buffer map (the channel to that task). 1 with why in s->err,
+ * else 0. Call after --set, before load. */
+int scx_sched_user_half(struct scx_sched *s);
 /* Loads programs and maps into the kernel; returns 0 or -errno (-ENOENT: it
  * failed because the kernel lacks a kfunc the object calls; s->err names it). */
 int scx_sched_load(struct scx_sched *s);

@@ -13,7 +13,9 @@
 # `scx_fifo --partial` loaded, only SCHED_EXT tasks' samples are its own. An
 # object in the community's conventions (.struct_ops.link, struct_ops.s, its
 # own name and timeout, enum globals from the kernel's BTF, --set and
-# --map-size, a uei exit record) loads and runs (issue 20).
+# --map-size, a uei exit record) loads and runs; ones with a user-space half
+# of their own are refused; SIGTERM at any moment of a load never leaves a
+# scheduler attached (issue 20).
 # Exit 0 pass, 1 fail, 77 skip (qemu/busybox/gcc missing, or the build
 # skipped the schedulers: bpf/scx/CMakeLists.txt says why).
 set -euo pipefail
@@ -26,7 +28,7 @@ timeout_ms=2000
 split_rounds=1000
 set +e
 "$here/vm-run.sh" -s sid -b "$build/bin/schedio" -b "$build/bin/schedio-agent" -b "$tmp/pingpong" -f "$build/bpf/scx/scx_broken.bpf.o" \
-	-f "$build/bpf/scx/scx_link_ops.bpf.o" \
+	-f "$build/bpf/scx/scx_link_ops.bpf.o" -f "$build/bpf/scx/scx_user_half.bpf.o" -f "$build/bpf/scx/scx_user_ringbuf.bpf.o" \
 	-e PP_ROUNDS=2000 -e PP_SPLIT_ROUNDS=$split_rounds -e BROKEN_TIMEOUT_MS=$timeout_ms -o "$tmp/out" -t 400 \
 	"$here/guest/scx_sched.sh" | tee "$tmp/out.txt"
 rc=${PIPESTATUS[0]}

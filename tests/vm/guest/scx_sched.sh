@@ -208,6 +208,55 @@ else
 	fail "scx_fifo did not load again: $(cat kill9.log)"
 fi
 
+# Issue 20: a scheduler with a user-space half of its own (a PID its loader
+# would set and a queue to that task, or a user ring buffer) is refused
+# before the kernel sees it, rather than loaded to be ejected.
+echo "== schedulers with a user-space half are refused"
+enable_seq() { cat /sys/kernel/sched_ext/enable_seq; }
+for obj in scx_user_half scx_user_ringbuf; do
+	s0=$(enable_seq)
+	msg=$(schedio scx run --object $obj.bpf.o 2>&1 >/dev/null)
+	rc=$?
+	case "$msg" in
+	*"needs its own user-space half, which schedio does not run"*) [ $rc -eq 2 ] &&
+		ok "$obj: refused (exit 2): $msg" || fail "$obj: exit $rc: $msg" ;;
+	*) fail "$obj: not refused for its user-space half: exit $rc: $msg" ;;
+	esac
+	[ "$(enable_seq)" = "$s0" ] && [ "$(state)" = disabled ] && ok "$obj: the kernel never saw it (enable_seq $s0)" ||
+		fail "$obj: enable_seq $s0 -> $(enable_seq), state $(state)"
+done
+
+# Issue 20: SIGTERM at any point of a load ends it. Before the kernel is
+# asked to register, the loader exits 143 and nothing was ever enabled
+# (enable_seq unchanged); once registering began, it detaches (exit 0).
+# Signals land at spread-out moments of open, BTF, rodata and verifier work.
+echo "== SIGTERM during a load leaves nothing attached"
+early=0
+for d in 0.01 0.05 0.1 0.2 0.3 0.5 0.7 1 1.5 2 3 4; do
+	s0=$(enable_seq)
+	schedio scx run --object scx_link_ops.bpf.o >term.log 2>&1 &
+	pid=$!
+	sleep $d
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	s1=$(enable_seq)
+	wait_state disabled 50
+	if [ $rc -eq 143 ] && [ "$s1" = "$s0" ]; then
+		how="before the loader's handler was set"
+		grep -q "interrupted before the scheduler was attached" term.log && early=$((early + 1)) &&
+			how="the loader: $(grep -o 'interrupted before.*' term.log), after: $(grep -o '[0-9]* sched_ext constant' term.log || echo open)"
+		ok "SIGTERM after ${d}s: exit 143, never enabled (enable_seq $s0; $how)"
+	elif [ $rc -eq 0 ] && [ "$s1" = "$((s0 + 1))" ] && grep -q "linked attached" term.log &&
+		[ "$(state)" = disabled ]; then
+		ok "SIGTERM after ${d}s: it had attached; detached, exit 0"
+	else
+		fail "SIGTERM after ${d}s: exit $rc, enable_seq $s0 -> $s1, state $(state): $(cat term.log)"
+	fi
+done
+[ $early -gt 0 ] && ok "$early load(s) were interrupted by the loader itself before registering" ||
+	fail "no SIGTERM landed inside a load (all before exec or after attach): the check proved nothing"
+
 echo "== scx_broken (watchdog ${BROKEN_TIMEOUT_MS:-2000} ms)"
 if command -v schedio-agent >/dev/null; then
 	: >agent_err.txt

@@ -7,7 +7,10 @@
  * enqueue would insert into DSQ 0, which does not exist, and the kernel would
  * eject it), a CPU count in rodata, a map sized with --map-size, and the
  * kernel's exit info kept in a `uei` record laid out as the community's
- * user_exit_info.h lays it out (kind written last).
+ * user_exit_info.h lays it out (kind written last), a kptr (a BPF cpumask
+ * kept in a map: its `kptr` type tag survives only a clang newer than
+ * Debian 12's default 14, so the build uses clang-19) and a bpf_for loop
+ * (libbpf >= 1.2's open-coded iterator).
  * test_scx_sched opens it; the VM test loads and runs it.
  */
 #include "scx_common.bpf.h"
@@ -35,6 +38,26 @@ struct {
 	__type(value, u64);
 } link_tasks SEC(".maps");
 
+/* A kptr in a map value: the CPUs the scheduler was set up for. */
+struct link_mask {
+	struct bpf_cpumask __kptr *cpus;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct link_mask);
+} link_masks SEC(".maps");
+
+struct bpf_cpumask *bpf_cpumask_create(void) __ksym;
+void bpf_cpumask_release(struct bpf_cpumask *cpumask) __ksym;
+void bpf_cpumask_set_cpu(u32 cpu, struct bpf_cpumask *cpumask) __ksym;
+u32 bpf_cpumask_weight(const struct cpumask *cpumask) __ksym;
+
+/* How many CPUs init put in the mask (nr_cpu_ids, through bpf_for). */
+u32 link_mask_weight;
+
 /* The community's exit record, in .data. */
 struct user_exit_info {
 	int kind;
@@ -59,6 +82,22 @@ SCX_OPS(link_exit, struct scx_exit_info *ei)
 SEC("struct_ops.s/link_init")
 int BPF_PROG(link_init)
 {
+	struct bpf_cpumask *mask, *old;
+	struct link_mask *slot;
+	u32 zero = 0;
+	int i;
+
+	slot = bpf_map_lookup_elem(&link_masks, &zero);
+	if (!slot)
+		return -2; /* -ENOENT */
+	mask = bpf_cpumask_create();
+	if (!mask)
+		return -12; /* -ENOMEM */
+	bpf_for(i, 0, nr_cpu_ids) bpf_cpumask_set_cpu(i, mask);
+	link_mask_weight = bpf_cpumask_weight((const struct cpumask *)mask);
+	old = bpf_kptr_xchg(&slot->cpus, mask);
+	if (old)
+		bpf_cpumask_release(old);
 	return scx_bpf_create_dsq(LINK_DSQ, -1);
 }
 

@@ -3,7 +3,7 @@
  * intact), what the kernel lacks or what does not fit keeps its own value;
  * CPU counts go to the conventional names only; --set parses by the
  * variable's size and signedness and refuses unknown names, non-integers and
- * out-of-range values; a section whose BTF lies about its size is refused
+ * out-of-range values; a PID left 0 for a user-space half is found; a section whose BTF lies about its size is refused
  * before a byte is written. */
 #include <errno.h>
 #include <setjmp.h>
@@ -161,6 +161,28 @@ static void test_scx_cpu_counts_fill_the_conventional_names(void **state)
 	btf__free(o.btf);
 }
 
+/* The PID of a user-space half: pid or NAME_pid, an integer still 0. */
+static void test_scx_unset_pid_is_found(void **state)
+{
+	static const struct var vars[] = {
+		{ "disallow_tgid", S32, 0, 4 }, { "usersched_pid", S32, 4, 4 }, { "pid_max", U32, 8, 4 },
+		{ "quiet_pid", BOOL, 12, 1 },   { "_pid", S32, 16, 4 },         { "pid", S64, 24, 8 },
+	};
+	struct objsec o = objsec_new(vars, sizeof(vars) / sizeof(vars[0]), 32);
+	char name[64];
+
+	(void)state;
+	assert_int_equal(scx_rodata_unset_pid(o.btf, o.sec, o.data, 32, name, sizeof(name)), 1);
+	assert_string_equal(name, "usersched_pid");
+	o.data[4] = 7; /* given with --set */
+	assert_int_equal(scx_rodata_unset_pid(o.btf, o.sec, o.data, 32, name, sizeof(name)), 1);
+	assert_string_equal(name, "pid");
+	o.data[31] = 1;
+	assert_int_equal(scx_rodata_unset_pid(o.btf, o.sec, o.data, 32, name, sizeof(name)), 0);
+	assert_int_equal(scx_rodata_unset_pid(o.btf, o.sec, o.data, 16, name, sizeof(name)), -EINVAL);
+	btf__free(o.btf);
+}
+
 static void test_scx_set_parses_by_the_variables_type(void **state)
 {
 	static const struct var vars[] = {
@@ -234,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_scx_enum_globals_get_the_kernels_values),
 		cmocka_unit_test(test_scx_kernel_enum_lookup),
 		cmocka_unit_test(test_scx_cpu_counts_fill_the_conventional_names),
+		cmocka_unit_test(test_scx_unset_pid_is_found),
 		cmocka_unit_test(test_scx_set_parses_by_the_variables_type),
 		cmocka_unit_test(test_scx_rodata_refuses_a_section_that_lies),
 	};

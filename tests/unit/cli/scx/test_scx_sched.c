@@ -4,8 +4,8 @@
  * (.struct_ops.link, struct_ops.s, its own ops data) and its rodata filled
  * (scx enum globals, CPU count, --set, --map-size); a missing file or a kernel
  * without sched_ext gives a message, not a crash (this host's kernel has
- * none), and an object whose only absent kfuncs are optional keeps the load's
- * own error. */
+ * none), an object whose only absent kfuncs are optional keeps the load's
+ * own error, and one with a user-space half of its own is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -233,6 +233,74 @@ static void test_scx_link_object_gets_enums_cpus_settings_and_map_sizes(void **s
 	btf__free(kern);
 }
 
+/* The build's sched_ext compiler keeps BTF type tags: without its "kptr"
+ * tag, the object's kptr reaches the verifier as a plain pointer. */
+static void test_scx_objects_keep_kptr_type_tags(void **state)
+{
+	const char *build = getenv("SCHEDIO_BUILD");
+	const struct btf *btf;
+	char path[1024];
+	struct scx_sched s;
+	int tags = 0;
+
+	(void)state;
+	if (!build)
+		skip();
+	snprintf(path, sizeof(path), "%s/bpf/scx/scx_link_ops.bpf.o", build);
+	assert_int_equal(scx_sched_open(&s, NULL, 0, path), 0);
+	btf = bpf_object__btf(s.obj);
+	assert_non_null(btf);
+	for (unsigned id = 1; id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		tags += btf_is_type_tag(t) && strcmp(btf__name_by_offset(btf, t->name_off), "kptr") == 0;
+	}
+	assert_int_equal(tags, 1);
+	scx_sched_close(&s);
+}
+
+/* Objects that need a user-space half of their own are refused before load;
+ * the built-in ones, and one whose PID the user gives, are not. */
+static void test_scx_user_space_half_is_refused(void **state)
+{
+	static const char *const plain[] = { "scx_broken", "scx_link_ops", "scx_weak_kfuncs" };
+	const char *build = getenv("SCHEDIO_BUILD");
+	char path[1024];
+	struct scx_sched s;
+	const void *elf;
+	size_t len;
+
+	(void)state;
+	if (!build)
+		skip();
+	snprintf(path, sizeof(path), "%s/bpf/scx/scx_user_half.bpf.o", build);
+	assert_int_equal(scx_sched_open(&s, NULL, 0, path), 0);
+	assert_int_equal(scx_sched_user_half(&s), 1);
+	assert_non_null(strstr(s.err, "user_half needs its own user-space half, which schedio does not run"));
+	assert_non_null(strstr(s.err, "usersched_pid (0 here"));
+	assert_non_null(strstr(s.err, "through to_user"));
+	assert_int_equal(scx_sched_set_rodata(&s, "usersched_pid", "42"), 0);
+	assert_int_equal(scx_sched_user_half(&s), 0);
+	scx_sched_close(&s);
+
+	snprintf(path, sizeof(path), "%s/bpf/scx/scx_user_ringbuf.bpf.o", build);
+	assert_int_equal(scx_sched_open(&s, NULL, 0, path), 0);
+	assert_int_equal(scx_sched_user_half(&s), 1);
+	assert_non_null(strstr(s.err, "user space feeds its user ring buffer decisions"));
+	scx_sched_close(&s);
+
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		snprintf(path, sizeof(path), "%s/bpf/scx/%s.bpf.o", build, plain[i]);
+		assert_int_equal(scx_sched_open(&s, NULL, 0, path), 0);
+		assert_int_equal(scx_sched_user_half(&s), 0);
+		scx_sched_close(&s);
+	}
+	elf = scx_llc__elf_bytes(&len);
+	assert_int_equal(scx_sched_open(&s, elf, len, NULL), 0);
+	assert_int_equal(scx_sched_user_half(&s), 0);
+	scx_sched_close(&s);
+}
+
 static void test_scx_load_without_sched_ext_fails_cleanly(void **state)
 {
 	struct scx_sched s;
@@ -293,6 +361,8 @@ int main(void)
 		cmocka_unit_test(test_scx_link_object_gets_enums_cpus_settings_and_map_sizes),
 		cmocka_unit_test(test_scx_load_without_sched_ext_fails_cleanly),
 		cmocka_unit_test(test_scx_optional_kfuncs_never_replace_the_load_error),
+		cmocka_unit_test(test_scx_user_space_half_is_refused),
+		cmocka_unit_test(test_scx_objects_keep_kptr_type_tags),
 #endif
 		cmocka_unit_test(test_scx_exit_kinds_have_names),
 	};
