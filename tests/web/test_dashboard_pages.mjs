@@ -10,6 +10,8 @@
 // prompt leaves an error naming the token, an ingest token is refused with
 // the server's reason) and every check below then passes as before.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { filledServer, requireData } from './fixture.mjs';
 import { launch, watch, open, charts, states, screenshot, checker, MAX_RESPONSE } from './browser.mjs';
 
@@ -170,6 +172,7 @@ async function enterToken(page) {
   await dialog.waitFor({ timeout: 30000 });
   t.ok((await dialog.count()) === 1, 'read token: one dialog asks for it, however many reads were refused');
   t.ok(await page.evaluate(() => document.activeElement && document.activeElement.id === 'read-token'), 'read token: the dialog has the focus');
+  await dialogA11y(page);
   await page.keyboard.press('Escape');
   await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
   const err = await page.locator('.state-error').first().textContent();
@@ -186,6 +189,22 @@ async function enterToken(page) {
   t.ok((await page.locator('dialog.token-dialog').count()) === 0 && (await page.locator('.state-error').count()) === 0, 'read token: with a read token the fleet page loads');
   const kept = await page.evaluate(() => sessionStorage.getItem('schedio.readToken'));
   t.ok(kept === srv.readToken, 'read token: kept for the session');
+}
+
+// The token dialog is judged by axe-core as test_dashboard_a11y judges the pages
+// (WCAG 2.0/2.1 A and AA, light and dark): no serious or critical violation.
+async function dialogA11y(page) {
+  // ESM ignores NODE_PATH: resolve axe from the build's npm tree (as test_dashboard_a11y does).
+  const require = createRequire(path.join(process.env.SCHEDIO_BUILD || '.', 'web-npm', 'node_modules', 'x.js'));
+  const { AxeBuilder } = require('@axe-core/playwright');
+  for (const theme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: theme });
+    const res = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    const bad = res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    for (const v of bad) console.log(`# token dialog (${theme}): ${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`);
+    t.ok(bad.length === 0, `read token: the dialog has no serious or critical axe violation (${theme}; ${bad.map((v) => v.id).join(', ') || 'none failing'})`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 async function loadCurves(page) {
