@@ -64,6 +64,8 @@ static void usage(void)
 	       "                        agent sends it again later (default 500, 10..60000)\n"
 	       "  --ingest-queue N      reports parsed and waiting for the database at most; more are\n"
 	       "                        refused the same way (default 4096, 1..1000000)\n"
+	       "  --ingest-linger MS    while few reports wait, gather more for up to this long before\n"
+	       "                        committing them together (default 10, 0..100; 0: never)\n"
 	       "  --retain-raw DUR      keep raw report data this long (default 48h; s, m, h, d suffixes)\n"
 	       "  --retain-minute DUR   keep 1-minute rollups this long (default 14d)\n"
 	       "  --retain-hour DUR     keep 1-hour rollups this long (default 365d)\n"
@@ -154,7 +156,8 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		O_OPEN_READS,
 		O_METRICS_PER_HOST,
 		O_INGEST_MAX_WAIT,
-		O_INGEST_QUEUE
+		O_INGEST_QUEUE,
+		O_INGEST_LINGER
 	};
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -176,6 +179,7 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		{ "open-reads", no_argument, NULL, O_OPEN_READS },
 		{ "metrics-per-host", no_argument, NULL, O_METRICS_PER_HOST },
 		{ "ingest-max-wait", required_argument, NULL, O_INGEST_MAX_WAIT },
+		{ "ingest-linger", required_argument, NULL, O_INGEST_LINGER },
 		{ "ingest-queue", required_argument, NULL, O_INGEST_QUEUE },
 		CLI_OPTS_COMMON,
 	};
@@ -260,6 +264,11 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 				cli_usage_error(prog, "--ingest-queue wants 1..1000000, not '%s'", optarg);
 			o->ingest_queue = (unsigned)v;
 			break;
+		case O_INGEST_LINGER:
+			if (cli_parse_u64(optarg, 0, 100, &v))
+				cli_usage_error(prog, "--ingest-linger wants milliseconds 0..100, not '%s'", optarg);
+			o->ingest_linger_ms = (unsigned)v;
+			break;
 		default:
 			cli_opts_common(prog, c, argc, argv, usage);
 		}
@@ -291,7 +300,8 @@ static int start_storage(struct server *srv, char *err, size_t errlen)
 	srv->ingest =
 	    ingest_start(srv, w,
 			 (struct ingest_limits){ .max_queue = srv->opt.ingest_queue,
-						 .max_wait_us = (int64_t)srv->opt.ingest_max_wait_ms * 1000 });
+						 .max_wait_us = (int64_t)srv->opt.ingest_max_wait_ms * 1000,
+						 .linger_us = (int64_t)srv->opt.ingest_linger_ms * 1000 });
 	if (!srv->ingest) {
 		snprintf(err, errlen, "cannot start the ingest writer");
 		return -1;
@@ -362,6 +372,7 @@ static int serve(int argc, char **argv)
 			.read_token = -1,
 			.ingest_queue = 4096,
 			.ingest_max_wait_ms = 500,
+			.ingest_linger_ms = 10,
 			.retain_ms = { rollup_default_retain_ms[0], rollup_default_retain_ms[1],
 				       rollup_default_retain_ms[2] },
 		},

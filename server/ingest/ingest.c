@@ -15,6 +15,11 @@
  * - a report still queued when even a batch of its own could not commit in
  *   time (a commit or a checkpoint stalled) is refused by the shedder thread
  *   at that moment, not when the stall ends.
+ * Group commit: when the writer finds fewer than INGEST_LINGER_BATCH reports
+ * waiting, it waits up to the linger time (--ingest-linger) for more before
+ * it commits, so a commit's fixed cost (its WAL append and fsync, the
+ * writer waking) is shared by more reports at low rates; under load the
+ * queue refills during each commit and the writer never lingers.
  * Refusing and taking a job both happen under the queue's lock, so a job is
  * either committed or refused, never both. The writer's own WAL checkpoint
  * waits for an empty queue (a second at most), so it does not hold up
@@ -36,6 +41,8 @@
 #include "server/store/store.h"
 
 #define INGEST_MAX_BATCH 4096
+/* The writer lingers only while fewer than this many reports wait. */
+#define INGEST_LINGER_BATCH 128
 /* The writer checkpoints when the queue is empty, or after this long without one. */
 #define INGEST_MAINTAIN_DEFER_US 1000000
 /* Retry-After stays within these seconds. */
@@ -56,6 +63,7 @@ struct ingest {
 	uint64_t batch_started, batch_done;
 	/* The writer's cost model (µs) and the commit in progress, under mu. */
 	int64_t fixed_us, per_report_us;
+	bool lingering; /* the writer waits for a fuller batch */
 	int64_t commit_t0_us; /* 0 when the writer is not committing */
 	size_t commit_n;
 	/* The writer's batch, its own. */
@@ -239,6 +247,21 @@ static void learn(struct ingest *in, size_t n, int64_t us)
 	}
 }
 
+/* Group commit (see the top of the file), under in->mu; ingest_submit wakes
+ * the writer when the batch is full. */
+static void linger(struct ingest *in)
+{
+	int64_t until = ingest_mono_us() + in->lim.linger_us;
+	struct timespec ts = { .tv_sec = (time_t)(until / 1000000), .tv_nsec = (long)(until % 1000000) * 1000 };
+
+	if (in->lim.linger_us <= 0)
+		return;
+	in->lingering = true;
+	while (!in->stopping && in->queued < INGEST_LINGER_BATCH && ingest_mono_us() < until)
+		pthread_cond_timedwait(&in->cv, &in->mu, &ts);
+	in->lingering = false;
+}
+
 static void *writer_main(void *arg)
 {
 	struct ingest *in = arg;
@@ -253,6 +276,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_lock(&in->mu);
 		while (!in->head && !in->stopping)
 			pthread_cond_wait(&in->cv, &in->mu);
+		linger(in);
 		if (!in->head) {
 			pthread_mutex_unlock(&in->mu);
 			break;
@@ -358,7 +382,10 @@ struct ingest *ingest_start(struct server *srv, struct store *st, struct ingest_
 	in->lim = lim;
 	in->minute_mark = INT64_MIN;
 	pthread_mutex_init(&in->mu, NULL);
-	pthread_cond_init(&in->cv, NULL);
+	pthread_condattr_init(&mono);
+	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
+	pthread_cond_init(&in->cv, &mono); /* linger() waits on the monotonic clock */
+	pthread_condattr_destroy(&mono);
 	pthread_cond_init(&in->fence_cv, NULL);
 	pthread_condattr_init(&mono);
 	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
@@ -447,7 +474,9 @@ bool ingest_submit(struct ingest *in, struct ingest_job *job)
 		in->tail = job;
 		if (in->queued++ == 0)
 			pthread_cond_signal(&in->shed_cv);
-		pthread_cond_signal(&in->cv);
+		/* a lingering writer wakes only for a full batch */
+		if (!in->lingering || in->queued >= INGEST_LINGER_BATCH)
+			pthread_cond_signal(&in->cv);
 	}
 	pthread_mutex_unlock(&in->mu);
 	if (stopping || why >= 0) {

@@ -26,6 +26,7 @@ struct store;
 struct ingest_limits {
 	unsigned max_queue;  /* reports waiting for the writer at most */
 	int64_t max_wait_us; /* a report is answered within about this long, stored or refused */
+	int64_t linger_us;   /* the writer waits this long for a fuller batch (0: never) */
 };
 
 /* result of a job that was not stored: the answer is 503 with Retry-After. */
