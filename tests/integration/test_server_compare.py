@@ -26,7 +26,8 @@ the median over its hosts, the ratio, and the verdicts
   worse, 2 inconclusive, 3 no answer, 4 usage); the table lists each arm's
   hosts low to high with their values, the median marked (the host it is, or
   the two it lies between), a big arm cut to its 5 lowest, its median and its
-  5 highest, checked against the --json answer to the same query."""
+  5 highest, checked against the --json answer to the same query; --range
+  and --cgroup ask as range and cgroup= do."""
 import json
 import math
 import random
@@ -581,6 +582,15 @@ class Compare(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stderr)
         doc = json.loads(r.stdout)
         self.assertAlmostEqual(doc["a"]["to"] - doc["a"]["from"], 2 * HOUR, delta=1)
+        # --cgroup: one workload's cgroups, as cgroup= asks (the mixed host's cannot be split: in neither arm)
+        r = self.cli("--a", "sched=scx_fifo", "--b", "sched=eevdf", "--from", frm, "--to", to, "--cgroup",
+                     "/workload.slice", "--json")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual((doc["cgroup"], doc["verdict"], doc["a"]["hosts"], doc["b"]["hosts"]),
+                         ("/workload.slice", "worse", 8, 8))
+        self.assertEqual(doc, self.compare(a="sched=scx_fifo", b="sched=eevdf", cgroup="/workload.slice",
+                                           **{"from": frm, "to": to}))
 
     def test_cli_errors_are_3_and_usage_4(self):
         r = self.cli("--a", "schd=x", "--b", "sched=eevdf")
