@@ -327,9 +327,10 @@ class Compare(unittest.TestCase):
             self.assertEqual(doc["metric"], metric)
             self.expect_arm(doc["a"], "ab", fifo, "scx_fifo", metric)
             self.assertEqual([p["host_id"] for p in doc["b"]["per_host"]], ["fifo-3"])
-            # one host in B: too few for a verdict
-            self.assertEqual(doc["verdict"], "inconclusive")
-            self.assertIsNotNone(doc["reason"])
+            # one host in B: too few for a verdict, and the answer says so
+            self.assertEqual((doc["verdict"], doc["ratio"], doc["ci"]), ("inconclusive", None, None))
+            self.assertEqual(doc["reason"], "arm B has 1 host with samples; at least 5 are needed")
+            self.assertIn(doc["reason"], doc["summary"])
 
     def test_before_after_is_paired(self):
         hosts = [f"ba-{i}" for i in range(6)]
