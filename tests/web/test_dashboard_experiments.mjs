@@ -9,9 +9,9 @@
 // merge of the posted histograms (not the page's or the server's code). The
 // URL reproduces the comparison; labels as arms give the mirror verdict; the
 // fleet page's scheduler split links to the page with that scheduler as arm
-// A. When the server has saved experiments (POST/GET /api/v1/experiments),
-// one is saved with an admin token (a wrong token is refused in words) and
-// listed with its verdict. A second one is deleted from the list after its
+// A, and the fleet's host filter finds hosts by label (role=web). One
+// experiment is saved with an admin token (a wrong token is refused in words)
+// and listed with its verdict. A second one is deleted from the list after its
 // confirmation (cancel keeps it, a token of another scope is refused in words,
 // the admin token deletes it and only it), and one deleted behind the page's
 // back answers 404 in words and leaves the list. No console error or failed
@@ -129,13 +129,13 @@ try {
     return ans.a && ans.a.hosts === PER_FLEET && ans.b.hosts === PER_FLEET &&
       [...ans.a.per_host, ...ans.b.per_host].every((x) => truth.get(x.host_id) && x.samples === truth.get(x.host_id).samples);
   }, 'the server to hold every posted sample').catch((err) => { console.log(`# last answer: ${JSON.stringify(last).slice(0, 2000)}`); throw err; });
-  const hasSaved = (await fetch(`${srv.url}/api/v1/experiments`)).status === 200;
+  const listed = await fetch(`${srv.url}/api/v1/experiments`);
+  t.ok(listed.status === 200, `the server keeps saved experiments (GET /api/v1/experiments: HTTP ${listed.status})`);
 
   const page = await browser.ctx.newPage();
-  // without saved experiments on this server its list answers 404; a wrong token is refused on purpose
-  // (and deleting one already gone answers 404 on purpose)
+  // a wrong token is refused on purpose (and deleting one already gone answers 404 on purpose)
   const w = watch(page, (u, why) => u.includes('/api/v1/experiments') &&
-    (!hasSaved || /40[13]/.test(why) || (/\/api\/v1\/experiments\/\d+/.test(u) && /404/.test(why))));
+    (/40[13]/.test(why) || (/\/api\/v1\/experiments\/\d+/.test(u) && /404/.test(why))));
 
   // the builder offers what the fleet has
   await open(page, `${srv.url}/experiments?range=1h&refresh=0`);
@@ -246,8 +246,19 @@ try {
   t.ok(await page.inputValue('#a-sched') === 'scx_fifo' && await page.inputValue('#b-sched') === '', 'the page opens with scx_fifo as arm A, B left to choose');
   t.ok(await page.locator('nav a[aria-current="page"]').textContent() === 'Experiments', 'the nav marks the Experiments page');
 
-  // saved experiments, when the server has them
-  if (hasSaved) {
+  // the fleet's host filter knows labels: role=web is the EEVDF fleet, and each host shows its labels
+  await open(page, `${srv.url}/?range=1h&refresh=0`);
+  await settled(page);
+  await page.fill('#host-filter', 'role=web');
+  const byLabel = await page.locator('section:has(#host-filter) tbody tr a[href^="/host?id="]').evaluateAll((as) => as.map((a) => a.textContent).sort());
+  t.ok(byLabel.join() === [...Array(PER_FLEET).keys()].map((k) => `eevdf-${k}.example`).join(),
+    `the fleet filter role=web keeps the role=web hosts only (${byLabel})`);
+  const shownLabels = await page.locator('section:has(#host-filter) tbody tr').first().locator('.host-label').allTextContents();
+  t.ok(shownLabels.includes('role=web') && shownLabels.some((l) => /^rack=r[01]$/.test(l)), `a host's labels are shown beside its name (${shownLabels})`);
+  await page.fill('#host-filter', '');
+
+  // saved experiments
+  {
     await open(page, shared);
     await settled(page);
     await page.fill('#save-name', 'fifo vs eevdf');
@@ -334,9 +345,6 @@ try {
     const after = await savedRows();
     t.ok(after.length === 1 && after[0] === 'fifo vs eevdf', `and the list is read again without it (${after})`);
     await screenshot(page, 'experiments-deleted-light');
-  } else {
-    console.log('# SKIP saved experiments: this server has no /api/v1/experiments (branch experiments not merged)');
-    t.ok(await page.locator('text=This server does not keep saved experiments.').count() === 1, 'the page says the server keeps no saved experiments');
   }
 
   const st = await states(page);

@@ -6,7 +6,8 @@
 // Above the table, the hosts whose sched_ext scheduler was ejected in the
 // range, and under it what the agents themselves cost (issue 17,
 // fleet_health.js). Each scheduler (or kernel) of the split links to the
-// Experiments page with it as arm A (issue 15).
+// Experiments page with it as arm A (issue 15). A host's labels (issue 15)
+// show beside its name as key=value, and the filter matches them.
 import * as api from '../api.js';
 import * as fmt from '../format.js';
 import { h, fill, loading, empty, failure, section, chartBox } from '../dom.js';
@@ -25,6 +26,12 @@ function restartBadge(r, now = Date.now()) {
   if (!r.agent_restarted_ms || now - r.agent_restarted_ms > RESTART_SHOWN_MS) return null;
   return [' ', h('span', { class: 'badge restart', title: fmt.dateTime(r.agent_restarted_ms) }, `agent restarted ${fmt.ago(r.agent_restarted_ms, now)}`)];
 }
+
+// "key=value" of each of a host's labels (none for a host without labels).
+function labelsOf(host) {
+  return Object.entries(host.labels || {}).map(([k, v]) => `${k}=${v}`);
+}
+const labelBadges = (r) => labelsOf(r).map((l) => [' ', h('span', { class: 'badge muted host-label' }, l)]);
 
 export function schedulerOf(host) {
   const s = host.sched_ext;
@@ -72,7 +79,7 @@ export function mount(ctx) {
     h('option', { value: 'kernel', selected: groupBy === 'kernel' }, 'kernel'));
   const split = section('Scheduler experiment', h('label', {}, 'Split by ', groupSel));
 
-  const filter = h('input', { type: 'search', id: 'host-filter', placeholder: 'Filter by hostname, kernel, scheduler, disk…', 'aria-label': 'Filter hosts', value: p.get('q') || '' });
+  const filter = h('input', { type: 'search', id: 'host-filter', placeholder: 'Filter by hostname, kernel, scheduler, label, disk…', 'aria-label': 'Filter hosts', value: p.get('q') || '' });
   const hostsSec = section('Hosts', filter);
   const health = fleetHealth(ctx);
   // a host whose scheduler was ejected in the range says so next to its scheduler
@@ -84,7 +91,7 @@ export function mount(ctx) {
     return [' ', h('span', { class: 'badge err', title: why }, `ejected ×${n}`, h('span', { class: 'sr-only' }, why ? ` — ${why}` : ''))];
   };
   const table = dataTable([
-    { key: 'hostname', label: 'Host', render: (r) => h('a', { href: `/host?id=${encodeURIComponent(r.id)}` }, r.hostname || r.id) },
+    { key: 'hostname', label: 'Host', render: (r) => h('span', {}, h('a', { href: `/host?id=${encodeURIComponent(r.id)}` }, r.hostname || r.id), labelBadges(r)) },
     { key: 'kernel', label: 'Kernel' },
     { key: 'sched', label: 'Scheduler', value: (r) => schedulerOf(r), render: (r) => h('span', {}, schedulerOf(r), ejectedBadge(r)) },
     { key: 'p50', label: 'p50 (5 min)', num: true, value: (r) => r.runqlat && r.runqlat.p50_ns, render: (r) => fmt.ns(r.runqlat && r.runqlat.p50_ns) },
@@ -94,7 +101,7 @@ export function mount(ctx) {
   ], {
     caption: 'Hosts of the fleet: runqueue latency p50/p99 over the last 5 minutes; per disk whether iocost is on and whether the SSD database\'s recommended config is in use, differs, or the model has no data',
     sort: p.get('sort') || 'p99', dir: p.get('dir') || 'desc',
-    text: (r) => [r.hostname, r.id, r.kernel, schedulerOf(r), ...(r.disks || []).map((d) => `${d.name} ${d.model}`)].join(' '),
+    text: (r) => [r.hostname, r.id, r.kernel, schedulerOf(r), ...labelsOf(r), ...(r.disks || []).map((d) => `${d.name} ${d.model}`)].join(' '),
     onSort: (sort, dir) => ctx.setParams({ sort, dir }),
     rowClass: (r) => (r.stale ? 'stale' : ''),
     emptyText: 'No host has reported yet. Point an agent at this server: schedio-agent --server URL',
