@@ -220,15 +220,20 @@ static void parse_args(int argc, char **argv, struct scx_run_opts *o)
 static int prepare_object(struct scx_sched *s, const struct scx_run_opts *o)
 {
 	struct btf *kern = btf__load_vmlinux_btf();
-	int ncpu = libbpf_num_possible_cpus(), enums = 0, cpus = 0, rc = 1;
+	int ncpu = libbpf_num_possible_cpus(), enums = 0, cpus = 0, arrays = 0, rc = 1;
 	char name[128];
 
 	/* No kernel BTF: the load fails anyway and says why. */
 	if (scx_sched_fill_rodata(s, kern, ncpu > 0 ? (uint32_t)ncpu : 0, &enums, &cpus))
 		goto fail;
-	if (enums || cpus) {
-		printf("%s: %s: %d sched_ext constant(s) from the kernel's BTF, CPU count %d in %d variable(s)\n", PROG,
+	if (scx_sched_resize_arrays(s, ncpu > 0 ? (uint32_t)ncpu : 0, &arrays))
+		goto fail;
+	if (enums || cpus || arrays) {
+		printf("%s: %s: %d sched_ext constant(s) from the kernel's BTF, CPU count %d in %d variable(s)", PROG,
 		       s->name, enums, ncpu, cpus);
+		if (arrays)
+			printf(", %d per-CPU array(s) sized", arrays);
+		printf("\n");
 		fflush(stdout);
 	}
 	rc = 2;

@@ -297,11 +297,10 @@ static int start_storage(struct server *srv, char *err, size_t errlen)
 	w = store_open(srv->opt.db_path, err, errlen);
 	if (!w)
 		return -1;
-	srv->ingest =
-	    ingest_start(srv, w,
-			 (struct ingest_limits){ .max_queue = srv->opt.ingest_queue,
-						 .max_wait_us = (int64_t)srv->opt.ingest_max_wait_ms * 1000,
-						 .linger_us = (int64_t)srv->opt.ingest_linger_ms * 1000 });
+	srv->ingest = ingest_start(srv, w,
+				   (struct ingest_limits){ .max_queue = srv->opt.ingest_queue,
+							   .max_wait_us = (int64_t)srv->opt.ingest_max_wait_ms * 1000,
+							   .linger_us = (int64_t)srv->opt.ingest_linger_ms * 1000 });
 	if (!srv->ingest) {
 		snprintf(err, errlen, "cannot start the ingest writer");
 		return -1;

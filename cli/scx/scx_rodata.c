@@ -223,6 +223,27 @@ int scx_rodata_unset_pid(const struct btf *btf, uint32_t sec_id, const void *dat
 	return 0;
 }
 
+int scx_rodata_resizable_array(const struct btf *btf, uint32_t sec_id, size_t *elem_size)
+{
+	const struct btf_type *sec = datasec(btf, sec_id), *v, *t, *elem;
+	const struct btf_var_secinfo *vi;
+	const struct btf_array *arr;
+
+	if (!sec || btf_vlen(sec) != 1)
+		return 0;
+	vi = btf_var_secinfos(sec);
+	v = btf__type_by_id(btf, vi->type);
+	t = v && btf_is_var(v) ? scx_btf_resolved(btf, v->type) : NULL;
+	if (!t || !btf_is_array(t))
+		return 0;
+	arr = btf_array(t);
+	elem = scx_btf_resolved(btf, arr->type);
+	if (arr->nelems != 1 || !elem || vi->offset != 0 || vi->size != sec->size)
+		return 0;
+	*elem_size = (size_t)btf__resolve_size(btf, arr->type) > 0 ? (size_t)btf__resolve_size(btf, arr->type) : 0;
+	return *elem_size > 0 && *elem_size == sec->size;
+}
+
 /* Parses text as the slot's integer into *v; 0, or -EINVAL/-ERANGE with why. */
 static int parse_value(const struct slot *s, const char *text, uint64_t *v, char *err, size_t errlen)
 {

@@ -31,6 +31,11 @@ int scx_rodata_fill_cpus(const struct btf *btf, uint32_t sec_id, void *data, siz
 int scx_rodata_unset_pid(const struct btf *btf, uint32_t sec_id, const void *data, size_t size, char *name,
 			 size_t namelen);
 
+/* Whether DATASEC sec_id holds only a one-element array filling it (the
+ * community's RESIZABLE_ARRAY, which its loader resizes to one element per
+ * CPU); 1 with the element's size in *elem_size, else 0. */
+int scx_rodata_resizable_array(const struct btf *btf, uint32_t sec_id, size_t *elem_size);
+
 /* Sets variable name of the section to value (an integer of the variable's
  * size and signedness, or true/false for a bool); 0, -ENOENT if the section
  * has no such variable, or -EINVAL/-ERANGE with why in err. */

@@ -276,11 +276,80 @@ static int find_unset_pid(struct scx_sched *s, const struct btf *btf, uint32_t i
 	return rc < 0 ? 0 : rc; /* a malformed section is the load's to report */
 }
 
+/* The name of the internal map's DATASEC if it holds a RESIZABLE_ARRAY
+ * (scx_rodata_resizable_array), else NULL; its element size in *elem. */
+static const char *resizable_section(struct scx_sched *s, struct bpf_map *map, size_t *elem)
+{
+	const struct btf *btf = bpf_object__btf(s->obj);
+	__u32 id = bpf_map__btf_value_type_id(map);
+	const struct btf_type *t = btf && id ? btf__type_by_id(btf, id) : NULL;
+
+	if (!bpf_map__is_internal(map) || !t || !btf_is_datasec(t) || !scx_rodata_resizable_array(btf, id, elem))
+		return NULL;
+	return btf__name_by_offset(btf, t->name_off);
+}
+
+int scx_sched_resize_arrays(struct scx_sched *s, uint32_t nr_cpus, int *resized)
+{
+	struct bpf_map *map;
+	size_t elem;
+
+	*resized = 0;
+	bpf_object__for_each_map(map, s->obj)
+	{
+		const char *sec = resizable_section(s, map, &elem);
+		size_t n;
+		int err;
+
+		if (!sec || !nr_cpus || (strncmp(sec, ".data.", 6) && strncmp(sec, ".bss.", 5)))
+			continue;
+		n = strlen(sec);
+		if (n >= 5 && !strcmp(sec + n - 5, "_dump"))
+			continue; /* the uei's dump buffer, sized by exit_dump_len: left as it is */
+		err = bpf_map__set_value_size(map, (__u32)(elem * nr_cpus));
+		if (err)
+			return fail(s, err, "%.64s: cannot give %.64s %u elements", s->name, sec, nr_cpus);
+		(*resized)++;
+	}
+	return 0;
+}
+
+/* Names the object's read-only RESIZABLE_ARRAYs into out: per-CPU values
+ * only its own loader computes. Returns how many. */
+static int rodata_arrays(struct scx_sched *s, char *out, size_t len)
+{
+	struct bpf_map *map;
+	size_t elem, n = 0;
+	int found = 0;
+
+	out[0] = '\0';
+	bpf_object__for_each_map(map, s->obj)
+	{
+		const char *sec = resizable_section(s, map, &elem);
+
+		if (!sec || strncmp(sec, ".rodata.", 8))
+			continue;
+		found++;
+		if (n < len)
+			n += (size_t)snprintf(out + n, len - n, "%s%s", n ? ", " : "", sec + 8);
+	}
+	return found;
+}
+
 int scx_sched_user_half(struct scx_sched *s)
 {
 	char pid[64] = "", channels[128] = "";
 	struct bpf_map *map;
 	size_t n = 0;
+
+	if (rodata_arrays(s, channels, sizeof(channels))) {
+		snprintf(s->err, sizeof(s->err),
+			 "%.64s needs its own loader: it sizes the read-only arrays %.128s to the CPUs and fills "
+			 "them with values it computes, which schedio cannot know",
+			 s->name, channels);
+		return 1;
+	}
+	channels[0] = '\0';
 
 	bpf_object__for_each_map(map, s->obj)
 	{

@@ -45,10 +45,15 @@ int scx_sched_set_rodata(struct scx_sched *s, const char *name, const char *valu
 /* Sets the map's max_entries before load (--map-size MAP=N); 0, or -ENOENT
  * (no such map) or -EINVAL, with why in s->err. */
 int scx_sched_set_map_size(struct scx_sched *s, const char *map, uint32_t n);
-/* Whether the object needs a user-space half of its own that schedio does
- * not run: a user ring buffer, or a PID in rodata still 0 beside a queue,
- * stack or ring buffer map (the channel to that task). 1 with why in s->err,
- * else 0. Call after --set, before load. */
+/* Gives each writable RESIZABLE_ARRAY section (.data.NAME, .bss.NAME; not
+ * the uei's _dump) one element per CPU, as the community's loaders do;
+ * *resized says how many. Before load; 0 or -errno. */
+int scx_sched_resize_arrays(struct scx_sched *s, uint32_t nr_cpus, int *resized);
+/* Whether the object needs a user-space half or loader of its own that
+ * schedio is not: a user ring buffer, a PID in rodata still 0 beside a
+ * queue, stack or ring buffer map (the channel to that task), or read-only
+ * RESIZABLE_ARRAYs (per-CPU values its loader computes). 1 with why in
+ * s->err, else 0. Call after --set, before load. */
 int scx_sched_user_half(struct scx_sched *s);
 /* Loads programs and maps into the kernel; returns 0 or -errno (-ENOENT: it
  * failed because the kernel lacks a kfunc the object calls; s->err names it). */

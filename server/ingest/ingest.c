@@ -63,7 +63,7 @@ struct ingest {
 	uint64_t batch_started, batch_done;
 	/* The writer's cost model (µs) and the commit in progress, under mu. */
 	int64_t fixed_us, per_report_us;
-	bool lingering; /* the writer waits for a fuller batch */
+	bool lingering;       /* the writer waits for a fuller batch */
 	int64_t commit_t0_us; /* 0 when the writer is not committing */
 	size_t commit_n;
 	/* The writer's batch, its own. */

@@ -45,6 +45,11 @@ static void fill_sections(const struct btf *obj, const struct btf *kern, const u
 		scx_rodata_set(obj, id, image, size, "nr_cpus", "-1", err, sizeof(err));
 		scx_rodata_set(obj, id, image, size, "__SCX_DSQ_LOCAL", "7", err, sizeof(err));
 		scx_rodata_unset_pid(obj, id, image, size, err, sizeof(err));
+		{
+			size_t elem;
+
+			scx_rodata_resizable_array(obj, id, &elem);
+		}
 		for (size_t i = size; i < size + 64; i++)
 			if (image[i] != 0xa5)
 				abort(); /* written past the section's image */

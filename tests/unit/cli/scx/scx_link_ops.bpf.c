@@ -10,7 +10,9 @@
  * user_exit_info.h lays it out (kind written last), a kptr (a BPF cpumask
  * kept in a map: its `kptr` type tag survives only a clang newer than
  * Debian 12's default 14, so the build uses clang-19) and a bpf_for loop
- * (libbpf >= 1.2's open-coded iterator).
+ * (libbpf >= 1.2's open-coded iterator), and a per-CPU array declared with
+ * one element in its own .data section (the community's RESIZABLE_ARRAY),
+ * which the loader sizes to the CPUs.
  * test_scx_sched opens it; the VM test loads and runs it.
  */
 #include "scx_common.bpf.h"
@@ -54,6 +56,9 @@ struct bpf_cpumask *bpf_cpumask_create(void) __ksym;
 void bpf_cpumask_release(struct bpf_cpumask *cpumask) __ksym;
 void bpf_cpumask_set_cpu(u32 cpu, struct bpf_cpumask *cpumask) __ksym;
 u32 bpf_cpumask_weight(const struct cpumask *cpumask) __ksym;
+
+/* When each CPU dispatched last: one element here, nr_cpu_ids once loaded. */
+u64 link_dispatched_at[1] SEC(".data.link_dispatched_at");
 
 /* How many CPUs init put in the mask (nr_cpu_ids, through bpf_for). */
 u32 link_mask_weight;
@@ -115,6 +120,10 @@ SCX_OPS(link_enqueue, struct task_struct *p, u64 enq_flags)
 
 SCX_OPS(link_dispatch, s32 cpu, struct task_struct *prev)
 {
+	u32 c = (u32)cpu;
+
+	if (c < nr_cpu_ids) /* nr_cpu_ids is frozen: the verifier knows the bound */
+		*((u64 *)link_dispatched_at + c) = bpf_ktime_get_ns();
 	scx_bpf_dsq_move_to_local(LINK_DSQ);
 	return 0;
 }

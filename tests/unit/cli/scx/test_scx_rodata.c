@@ -25,7 +25,7 @@ struct var {
 	unsigned off, size;
 };
 
-enum { U64, U32, U8, S32, S64, BOOL, ARR };
+enum { U64, U32, U8, S32, S64, BOOL, ARR, ARR1 };
 
 struct objsec {
 	struct btf *btf;
@@ -36,7 +36,7 @@ struct objsec {
 static struct objsec objsec_new(const struct var *vars, size_t n, unsigned sec_size)
 {
 	struct objsec o = { .btf = btf__new_empty() };
-	int types[7], var_ids[16];
+	int types[8], var_ids[16];
 
 	assert_non_null(o.btf);
 	types[U64] = btf__add_int(o.btf, "unsigned long long", 8, 0);
@@ -46,6 +46,7 @@ static struct objsec objsec_new(const struct var *vars, size_t n, unsigned sec_s
 	types[S64] = btf__add_int(o.btf, "long long", 8, BTF_INT_SIGNED);
 	types[BOOL] = btf__add_int(o.btf, "_Bool", 1, BTF_INT_BOOL);
 	types[ARR] = btf__add_array(o.btf, types[U32], types[U8], 8);
+	types[ARR1] = btf__add_array(o.btf, types[U32], types[U64], 1); /* RESIZABLE_ARRAY: u64 x[1] */
 	/* const volatile u64, as the community declares them */
 	types[U64] = btf__add_const(o.btf, btf__add_volatile(o.btf, btf__add_typedef(o.btf, "u64", types[U64])));
 	for (size_t i = 0; i < n; i++) {
@@ -183,6 +184,31 @@ static void test_scx_unset_pid_is_found(void **state)
 	btf__free(o.btf);
 }
 
+/* The community's RESIZABLE_ARRAY: a section holding one one-element array. */
+static void test_scx_resizable_array_is_recognised(void **state)
+{
+	static const struct var one[] = { { "started_at", ARR1, 0, 8 } };
+	static const struct var eight[] = { { "bytes", ARR, 0, 8 } };
+	static const struct var two[] = { { "started_at", ARR1, 0, 8 }, { "n", U32, 8, 4 } };
+	struct objsec o = objsec_new(one, 1, 8);
+	size_t elem = 0;
+
+	(void)state;
+	assert_int_equal(scx_rodata_resizable_array(o.btf, o.sec, &elem), 1);
+	assert_int_equal(elem, 8);
+	btf__free(o.btf);
+	o = objsec_new(eight, 1, 8);
+	assert_int_equal(scx_rodata_resizable_array(o.btf, o.sec, &elem), 0);
+	btf__free(o.btf);
+	o = objsec_new(two, 2, 16);
+	assert_int_equal(scx_rodata_resizable_array(o.btf, o.sec, &elem), 0);
+	assert_int_equal(scx_rodata_resizable_array(o.btf, 1, &elem), 0); /* no DATASEC */
+	btf__free(o.btf);
+	o = objsec_new(one, 1, 12); /* the section is bigger than its array */
+	assert_int_equal(scx_rodata_resizable_array(o.btf, o.sec, &elem), 0);
+	btf__free(o.btf);
+}
+
 static void test_scx_set_parses_by_the_variables_type(void **state)
 {
 	static const struct var vars[] = {
@@ -257,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_scx_kernel_enum_lookup),
 		cmocka_unit_test(test_scx_cpu_counts_fill_the_conventional_names),
 		cmocka_unit_test(test_scx_unset_pid_is_found),
+		cmocka_unit_test(test_scx_resizable_array_is_recognised),
 		cmocka_unit_test(test_scx_set_parses_by_the_variables_type),
 		cmocka_unit_test(test_scx_rodata_refuses_a_section_that_lies),
 	};

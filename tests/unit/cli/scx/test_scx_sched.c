@@ -215,6 +215,18 @@ static void test_scx_link_object_gets_enums_cpus_settings_and_map_sizes(void **s
 	assert_int_equal(scx_sched_set_rodata(&s, "nosuch", "1"), -ENOENT);
 	assert_string_equal(s.err, "linked has no read-only variable nosuch (const volatile)");
 
+	/* its one-element .data.link_dispatched_at gets one u64 per CPU; the uei in .data stays */
+	{
+		struct bpf_map *m = bpf_object__find_map_by_name(s.obj, ".data.link_dispatched_at");
+		int resized = -1;
+
+		assert_non_null(m);
+		assert_int_equal(bpf_map__value_size(m), 8);
+		assert_int_equal(scx_sched_resize_arrays(&s, 6, &resized), 0);
+		assert_int_equal(resized, 1);
+		assert_int_equal(bpf_map__value_size(m), 48);
+	}
+
 	assert_int_equal(bpf_map__max_entries(bpf_object__find_map_by_name(s.obj, "link_tasks")), 16);
 	assert_int_equal(scx_sched_set_map_size(&s, "link_tasks", 64), 0);
 	assert_int_equal(bpf_map__max_entries(bpf_object__find_map_by_name(s.obj, "link_tasks")), 64);
@@ -281,6 +293,12 @@ static void test_scx_user_space_half_is_refused(void **state)
 	assert_non_null(strstr(s.err, "through to_user"));
 	assert_int_equal(scx_sched_set_rodata(&s, "usersched_pid", "42"), 0);
 	assert_int_equal(scx_sched_user_half(&s), 0);
+	scx_sched_close(&s);
+
+	snprintf(path, sizeof(path), "%s/bpf/scx/scx_rodata_arrays.bpf.o", build);
+	assert_int_equal(scx_sched_open(&s, NULL, 0, path), 0);
+	assert_int_equal(scx_sched_user_half(&s), 1);
+	assert_non_null(strstr(s.err, "rodata_arrays needs its own loader: it sizes the read-only arrays pair_of"));
 	scx_sched_close(&s);
 
 	snprintf(path, sizeof(path), "%s/bpf/scx/scx_user_ringbuf.bpf.o", build);
