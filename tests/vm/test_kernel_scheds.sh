@@ -35,8 +35,9 @@ failed=0
 built=()
 for f in "$src"/*.bpf.c; do
 	s=$(basename "$f" .bpf.c)
-	if "$repo/deploy/scx-build-object.sh" -b "$btf" -I "$src/include" -I "$src/include/bpf-compat" \
-		-o "$tmp/$s.bpf.o" "$f" >/dev/null 2>"$tmp/$s.build.txt"; then
+	# from inside the tree, as its Makefile does: __FILE__ in their error messages stays short
+	if (cd "$src" && "$repo/deploy/scx-build-object.sh" -b "$btf" -I include -I include/bpf-compat \
+		-o "$tmp/$s.bpf.o" "$s.bpf.c") >/dev/null 2>"$tmp/$s.build.txt"; then
 		echo "ok: $s built"
 		built+=("$s")
 	else
