@@ -10,8 +10,9 @@ set -euo pipefail
 packages=(
 	# build
 	build-essential cmake pkg-config clang clang-format llvm libclang-rt-14-dev
-	# sched_ext objects: the newest clang Debian 12 ships keeps kptr type tags (clang 14 drops them)
-	clang-19
+	# sched_ext objects: the newest clang Debian 12 ships (bookworm-security) keeps kptr type tags,
+	# which clang 14 drops, and arena address spaces, which clang-19 loses (deploy/scx-build-object.sh)
+	clang-22
 	libbpf-dev bpftool libelf-dev liburing-dev
 	libmicrohttpd-dev libsqlite3-dev libcjson-dev libcurl4-gnutls-dev zlib1g-dev libzstd-dev
 	libinih-dev libcmocka-dev nettle-dev libgnutls28-dev libpq-dev

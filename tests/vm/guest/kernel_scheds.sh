@@ -94,7 +94,8 @@ if [ -f scx_pair.bpf.o ]; then
 	msg=$(schedio scx run --object scx_pair.bpf.o --duration 5 $ARGS_PAIR 2>&1)
 	rc=$?
 	echo "$msg" | tail -n 3
-	[ $rc -ne 0 ] && [ $rc -ne 3 ] && ok "scx_pair: not loaded (exit $rc)" || fail "scx_pair: exit $rc, want it refused"
+	[ $rc -eq 2 ] && echo "$msg" | grep -q "needs its own loader: it sizes the read-only arrays" &&
+		ok "scx_pair: refused (exit 2): $msg" || fail "scx_pair: exit $rc, want a refusal naming its arrays: $msg"
 	[ "$(enable_seq)" = "$seq0" ] && ok "scx_pair: the kernel never enabled it (enable_seq $seq0)" ||
 		fail "scx_pair: enable_seq went from $seq0 to $(enable_seq)"
 	wait_state disabled 50 || fail "scx_pair: state '$(state)' after the loader exited"
@@ -107,7 +108,8 @@ seq0=$(enable_seq)
 msg=$(schedio scx run --object scx_userland.bpf.o --duration 5 2>&1)
 rc=$?
 echo "$msg"
-[ $rc -ne 0 ] && echo "$msg" | grep -q "user-space" && ok "scx_userland: refused (exit $rc) with its reason" ||
+[ $rc -eq 2 ] && echo "$msg" | grep -q "needs its own user-space half.*usersched_pid" &&
+	ok "scx_userland: refused (exit 2): $msg" ||
 	fail "scx_userland: exit $rc, want a refusal that names its user-space half"
 echo "$msg" | grep -q "attached" && fail "scx_userland: the loader attached it"
 [ "$(enable_seq)" = "$seq0" ] && ok "scx_userland: the kernel never enabled it (enable_seq $seq0)" ||
