@@ -36,22 +36,8 @@ exec 9>"$cache/.fetch-source-$suite.lock"
 flock 9
 [ -f "$root/.complete" ] && { echo "$root/tools/sched_ext"; exit 0; }
 
-# Downloads go to our cache as root; apt's _apt sandbox user may not reach it.
-apt_opts=(-o APT::Sandbox::User=root)
-host_release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-if [ "$suite" != "$host_release" ]; then
-	mirror=${SCHEDIO_DEBIAN_MIRROR:-$(apt-get indextargets --format '$(SITE) $(RELEASE)' 2>/dev/null |
-		awk -v r="$host_release" '$2 == r { print $1; exit }')}
-	[ -n "$mirror" ] || die "no Debian mirror found in the apt sources; set SCHEDIO_DEBIAN_MIRROR"
-	aptdir=$cache/apt-$suite
-	mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" \
-		>"$aptdir/sources.list"
-	apt_opts+=(-o "Dir::Etc::sourcelist=$aptdir/sources.list" -o "Dir::Etc::sourceparts=-"
-		-o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"
-		-o "APT::Get::List-Cleanup=0")
-	apt-get "${apt_opts[@]}" -qq update >&2 || die "apt-get update for $suite failed ($mirror)"
-fi
+. "$(dirname "$0")/debian-apt.sh"
+debian_apt_setup "$suite" "$cache"
 
 # The cached test kernel's version (7.2.13+deb14-amd64) names the source
 # package (linux-source-7.2) and the upstream release to match (7.2.13).

@@ -33,28 +33,8 @@ flock 9
 
 debs=$cache/debs-$suite
 mkdir -p "$debs"
-# Downloads go to our cache as root; apt's _apt sandbox user may not reach it.
-apt_opts=(-o APT::Sandbox::User=root)
-
-host_release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-# The mirror that serves this machine's own Debian release, as apt sees it.
-host_mirror() {
-	apt-get indextargets --format '$(SITE) $(RELEASE)' 2>/dev/null |
-		awk -v r="$host_release" '$2 == r { print $1; exit }'
-}
-
-if [ "$suite" != "$host_release" ]; then
-	mirror=${SCHEDIO_DEBIAN_MIRROR:-$(host_mirror)}
-	[ -n "$mirror" ] || die "no Debian mirror found in the apt sources; set SCHEDIO_DEBIAN_MIRROR"
-	aptdir=$cache/apt-$suite
-	mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" \
-		>"$aptdir/sources.list"
-	apt_opts+=(-o "Dir::Etc::sourcelist=$aptdir/sources.list" -o "Dir::Etc::sourceparts=-"
-		-o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"
-		-o "APT::Get::List-Cleanup=0")
-	apt-get "${apt_opts[@]}" -qq update >&2 || die "apt-get update for $suite failed ($mirror)"
-fi
+. "$(dirname "$0")/debian-apt.sh"
+debian_apt_setup "$suite" "$cache"
 
 # linux-image-amd64 is a metapackage; the kernel is its linux-image-<ver>-amd64 dependency.
 pkg=$(apt-cache "${apt_opts[@]}" depends linux-image-amd64 |
