@@ -20,7 +20,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "server/ingest/ingest.h"
@@ -28,6 +31,8 @@
 #include "server/series/runqlat_set.h"
 
 #define DAY_MS (24 * STORE_HOUR_MS)
+/* The rollup worker's nice value (see rollup_main). */
+#define ROLLUP_NICE 10
 #define CHUNK_HOSTS 256
 #define MAX_BUCKETS_PER_RUN 30
 #define EXPIRE_CHUNK 5000
@@ -547,6 +552,12 @@ static void *rollup_main(void *arg)
 	struct rollup *ru = arg;
 	int64_t last = 0;
 	int rc = 0;
+
+	/* Rolling up a busy minute takes seconds of CPU; at a lower priority it
+	 * yields the cores to the HTTP threads and the ingest writer, whose
+	 * answers agents wait for, and catches up when they are idle. */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), ROLLUP_NICE) != 0)
+		log_warn("rollup: cannot lower the worker's priority: %s", strerror(errno));
 
 	pthread_mutex_lock(&ru->mu);
 	while (!ru->stopping) {
