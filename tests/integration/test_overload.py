@@ -6,7 +6,8 @@ enough senders that the HTTP threads read each request soon after it is
 sent: the bound starts when a request is read). Pins down what
 issue 18 asks of overload: no request waits more than a second, every answer
 is 2xx or 503 with Retry-After, every report answered 2xx is in the database
-and none answered 503 is, and /metrics counts what was shed."""
+and none answered 503 is, and /metrics counts what was shed. And group
+commit: reports arriving together within --ingest-linger share a commit."""
 import os
 import re
 import tempfile
@@ -67,6 +68,39 @@ class Overload(unittest.TestCase):
             self.assertEqual(sum(shed.values()), int(figures["shed"]), f"/metrics: {shed}")
             self.assertEqual(s.metric("schedio_reports_accepted_total"), len(acked))
             print(f"stored {len(stored)}, refused {len(refused)}; shed by reason {shed}")
+
+
+class GroupCommit(unittest.TestCase):
+    """--ingest-linger: reports that arrive together while few wait are
+    committed as one transaction; 0 and out-of-range values as documented."""
+
+    def test_reports_arriving_within_the_linger_commit_together(self):
+        import concurrent.futures
+        import report_factory as rf
+        n = 12
+        with Server("--open-ingest", "--ingest-linger", "100") as s:
+            bodies = [rf.body(rf.report(host_id=f"grp-{i:02d}", seq=1)) for i in range(n)]
+            before = s.metric("schedio_ingest_batches_total")
+            with concurrent.futures.ThreadPoolExecutor(n) as pool:
+                answers = list(pool.map(lambda b: s.request("POST", "/api/v1/reports", b,
+                                                            {"Content-Encoding": "gzip",
+                                                             "Content-Type": "application/json"}), bodies))
+            self.assertEqual([a.status for a in answers], [200] * n, [a.body[:200] for a in answers])
+            batches = s.metric("schedio_ingest_batches_total") - before
+            # sent within a few ms of each other, they wait for one another: one or two commits, not twelve
+            self.assertLessEqual(batches, 3, f"{n} reports in {batches} commits")
+            self.assertEqual(s.metric("schedio_reports_accepted_total"), n)
+
+    def test_linger_bounds(self):
+        for bad in ("101", "-1", "x"):
+            r = run([os.path.join(BIN, "schedio-server"), "--ingest-linger", bad])
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("--ingest-linger wants milliseconds 0..100", r.stderr)
+        with Server("--open-ingest", "--ingest-linger", "0") as s:
+            import report_factory as rf
+            r = s.request("POST", "/api/v1/reports", rf.body(rf.report(host_id="grp-now", seq=1)),
+                          {"Content-Encoding": "gzip", "Content-Type": "application/json"})
+            self.assertEqual(r.status, 200, r.body[:200])
 
 
 if __name__ == "__main__":
