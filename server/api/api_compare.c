@@ -282,21 +282,6 @@ out:
 	return status;
 }
 
-/* Whether either arm of an answer selected no host with samples. */
-static bool empty_arm(const cJSON *doc)
-{
-	static const char *const arm[] = { "a", "b" };
-
-	for (int i = 0; i < 2; i++) {
-		const cJSON *hosts =
-		    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, arm[i]), "hosts");
-
-		if (cJSON_IsNumber(hosts) && hosts->valuedouble == 0)
-			return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "reason")) != NULL;
-	}
-	return false;
-}
-
 enum MHD_Result api_compare(struct http_request *req)
 {
 	struct compare_query *q = calloc(1, sizeof(*q));
@@ -310,14 +295,6 @@ enum MHD_Result api_compare(struct http_request *req)
 	if (parse_query(req, q, &reply))
 		goto out;
 	status = api_compare_answer(req->srv, q, &doc, err, sizeof(err));
-	/* An arm that selects nothing is a question that cannot be asked of this
-	 * data: 400 with the reason. (A saved experiment whose data has aged out
-	 * still lists, as inconclusive.) */
-	if (!status && empty_arm(doc)) {
-		snprintf(err, sizeof(err), "%s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "reason")));
-		cJSON_Delete(doc);
-		status = MHD_HTTP_BAD_REQUEST;
-	}
 	reply = status ? http_reply_error(req, (unsigned)status, "%s", err) : http_reply_json(req, MHD_HTTP_OK, doc);
 out:
 	free(q);

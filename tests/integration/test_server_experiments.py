@@ -51,8 +51,10 @@ class Experiments(unittest.TestCase):
         cls.win = {"from": t0 - 30000, "to": t0 + 90000}
         cls.after = {"from": t0 + 10 * tc.MIN - 30000, "to": t0 + 10 * tc.MIN + 90000}
         # the reports are late for a new database: wait until the compare API reads all of them
-        wait_for(lambda: tc.arm_samples(cls.srv, "kernel=6", cls.win["from"], cls.win["to"]) == f.samples("ab") and
-                 tc.arm_samples(cls.srv, "kernel=6", cls.after["from"], cls.after["to"]) == f.samples("after"),
+        q = "/api/v1/compare?" + urllib.parse.urlencode({"a": "kernel=6", "b": "kernel=6", **cls.win})
+        q2 = "/api/v1/compare?" + urllib.parse.urlencode({"a": "kernel=6", "b": "kernel=6", **cls.after})
+        wait_for(lambda: cls.srv.get_json(q)["a"]["samples"] == f.samples("ab") and
+                 cls.srv.get_json(q2)["a"]["samples"] == f.samples("after"),
                  timeout=180, what="the minute rollups of the late reports")
 
     @classmethod

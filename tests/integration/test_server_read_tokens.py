@@ -111,12 +111,12 @@ class ReadTokens(unittest.TestCase):
         # The CLI reads with --token or $SCHEDIO_TOKEN, and says what is wrong without one.
         env = {k: v for k, v in os.environ.items() if k != "SCHEDIO_TOKEN"}
         cli = binary("schedio")
-        cmp = [cli, "compare", "--server", srv.url, "--a", "host=host-r", "--b", "host=host-r", "--json"]
+        cmp = [cli, "compare", "--server", srv.url, "--a", "host=host-r", "--b", "host=host-x", "--json"]
         r = run(cmp, env=env)
         self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
         self.assertIn("token", r.stderr)
         r = run(cmp + ["--token", tokens["read"]], env=env)
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)  # answered: one host per arm is too few
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)  # answered: one arm has no hosts
         self.assertEqual(json.loads(r.stdout)["verdict"], "inconclusive")
         r = run(cmp, env={**env, "SCHEDIO_TOKEN": tokens["read"]})
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
