@@ -44,13 +44,14 @@
 #define PROG "schedio scx"
 #define EXIT_EJECTED 3
 #define MAX_SETTINGS 64
+#define INTERRUPTED_MSG PROG ": interrupted before the scheduler was attached; nothing was registered\n"
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t attaching; /* set once registering begins */
 
 static void on_signal(int sig)
 {
-	static const char msg[] = PROG ": interrupted before the scheduler was attached; nothing was registered\n";
+	static const char msg[] = INTERRUPTED_MSG;
 	ssize_t n;
 
 	if (!attaching) {
@@ -442,7 +443,7 @@ static int scx_run(int argc, char **argv)
 		goto out;
 	err = attach_held(&s, &o, &start, &sig);
 	if (err == -EINTR && sig) {
-		fprintf(stderr, "%s: interrupted before the scheduler was attached; nothing was registered\n", PROG);
+		fputs(INTERRUPTED_MSG, stderr);
 		rc = 128 + sig;
 		goto out;
 	}

@@ -276,6 +276,14 @@ static int find_unset_pid(struct scx_sched *s, const struct btf *btf, uint32_t i
 	return rc < 0 ? 0 : rc; /* a malformed section is the load's to report */
 }
 
+/* Appends name to the comma-separated list out (len bytes, *n used so far),
+ * truncating quietly when it is full. */
+static void list_add(char *out, size_t len, size_t *n, const char *name)
+{
+	if (*n < len)
+		*n += (size_t)snprintf(out + *n, len - *n, "%s%s", *n ? ", " : "", name);
+}
+
 /* The name of the internal map's DATASEC if it holds a RESIZABLE_ARRAY
  * (scx_rodata_resizable_array), else NULL; its element size in *elem. */
 static const char *resizable_section(struct scx_sched *s, struct bpf_map *map, size_t *elem)
@@ -330,8 +338,7 @@ static int rodata_arrays(struct scx_sched *s, char *out, size_t len)
 		if (!sec || strncmp(sec, ".rodata.", 8))
 			continue;
 		found++;
-		if (n < len)
-			n += (size_t)snprintf(out + n, len - n, "%s%s", n ? ", " : "", sec + 8);
+		list_add(out, len, &n, sec + 8);
 	}
 	return found;
 }
@@ -362,10 +369,8 @@ int scx_sched_user_half(struct scx_sched *s)
 				 s->name, bpf_map__name(map));
 			return 1;
 		}
-		if ((t == BPF_MAP_TYPE_QUEUE || t == BPF_MAP_TYPE_STACK || t == BPF_MAP_TYPE_RINGBUF) &&
-		    n < sizeof(channels))
-			n += (size_t)snprintf(channels + n, sizeof(channels) - n, "%s%s", n ? ", " : "",
-					      bpf_map__name(map));
+		if (t == BPF_MAP_TYPE_QUEUE || t == BPF_MAP_TYPE_STACK || t == BPF_MAP_TYPE_RINGBUF)
+			list_add(channels, sizeof(channels), &n, bpf_map__name(map));
 	}
 	if (!n || each_rodata(s, find_unset_pid, pid) != 1)
 		return 0;

@@ -251,11 +251,14 @@ static void learn(struct ingest *in, size_t n, int64_t us)
  * the writer when the batch is full. */
 static void linger(struct ingest *in)
 {
-	int64_t until = ingest_mono_us() + in->lim.linger_us;
-	struct timespec ts = { .tv_sec = (time_t)(until / 1000000), .tv_nsec = (long)(until % 1000000) * 1000 };
+	int64_t until;
+	struct timespec ts;
 
 	if (in->lim.linger_us <= 0)
 		return;
+	until = ingest_mono_us() + in->lim.linger_us;
+	ts.tv_sec = (time_t)(until / 1000000);
+	ts.tv_nsec = (long)(until % 1000000) * 1000;
 	in->lingering = true;
 	while (!in->stopping && in->queued < INGEST_LINGER_BATCH && ingest_mono_us() < until)
 		pthread_cond_timedwait(&in->cv, &in->mu, &ts);
@@ -382,13 +385,11 @@ struct ingest *ingest_start(struct server *srv, struct store *st, struct ingest_
 	in->lim = lim;
 	in->minute_mark = INT64_MIN;
 	pthread_mutex_init(&in->mu, NULL);
-	pthread_condattr_init(&mono);
-	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
-	pthread_cond_init(&in->cv, &mono); /* linger() waits on the monotonic clock */
-	pthread_condattr_destroy(&mono);
 	pthread_cond_init(&in->fence_cv, NULL);
+	/* linger() and the shedder wait on the monotonic clock */
 	pthread_condattr_init(&mono);
 	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
+	pthread_cond_init(&in->cv, &mono);
 	pthread_cond_init(&in->shed_cv, &mono);
 	pthread_condattr_destroy(&mono);
 	in->jobs = calloc(INGEST_MAX_BATCH, sizeof(*in->jobs));
