@@ -276,61 +276,28 @@ static void scratch_clear(struct hist_scratch *sc, size_t nt)
 		sc->dense[sc->touched[k]] = 0;
 }
 
-static const char *skip_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
-		p++;
-	return p;
-}
-
-/* A plain non-negative JSON integer of at most 15 digits at *p (below int_ok's 2^53
- * bound, so both paths take it); false for anything else. */
-static bool scan_uint(const char **p, int64_t *v)
-{
-	const char *s = *p, *d = s;
-
-	*v = 0;
-	while (*d >= '0' && *d <= '9' && d - s < 16)
-		*v = *v * 10 + (*d++ - '0');
-	if (d == s || d - s > 15 || (*s == '0' && d - s > 1) || *d == '.' || *d == 'e' || *d == 'E')
-		return false;
-	*p = d;
-	return true;
-}
-
-/* The buckets of a histogram, kept as checked JSON text by the parser, read
- * straight into the scratch when every entry is a plain [index, count] pair
+/* The buckets of a histogram, kept by the parser as checked text with its
+ * [index, count] pairs read (json_raw_pairs), into the scratch when they are
  * within the limits. Returns false, the scratch cleared, for anything else:
  * the caller then takes the general path, whose messages name the fault. */
-static bool scan_buckets(const char *p, struct hist_scratch *sc, size_t *nt)
+static bool read_buckets(const cJSON *raw, struct hist_scratch *sc, size_t *nt)
 {
-	int64_t idx, cnt;
-	int n = 0;
+	size_t n;
+	const uint64_t *v = json_raw_pairs(raw, &n);
 
 	*nt = 0;
-	p = skip_ws(p + 1); /* the text is a checked array: it starts with '[' */
-	if (*p == ']')
-		return true;
-	for (;;) {
-		if (*p != '[' || ++n > HIST_BUCKETS)
-			break;
-		p = skip_ws(p + 1);
-		if (!scan_uint(&p, &idx) || idx > HIST_BUCKETS - 1 || *(p = skip_ws(p)) != ',')
-			break;
-		p = skip_ws(p + 1);
-		if (!scan_uint(&p, &cnt) || *(p = skip_ws(p)) != ']')
-			break;
-		scratch_add(sc, nt, idx, cnt);
-		p = skip_ws(p + 1);
-		if (*p == ']')
-			return true;
-		if (*p != ',')
-			break;
-		p = skip_ws(p + 1);
+	if (!v || n > HIST_BUCKETS)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		/* below int_ok's 2^53 bound (15 digits), so both paths take the count */
+		if (v[2 * i] > HIST_BUCKETS - 1) {
+			scratch_clear(sc, *nt);
+			*nt = 0;
+			return false;
+		}
+		scratch_add(sc, nt, (int64_t)v[2 * i], (int64_t)v[2 * i + 1]);
 	}
-	scratch_clear(sc, *nt);
-	*nt = 0;
-	return false;
+	return true;
 }
 
 /* Replaces raw, a member of parent, by the tree its text parses to, under the same
@@ -400,7 +367,7 @@ static int parse_hist(struct parse *ps, const cJSON *o, const char *path, uint8_
 	    check_count(ps, o, "p999_ns", path))
 		return -1;
 	raw = member(o, "buckets");
-	if (raw && cJSON_IsRaw(raw) && scan_buckets(raw->valuestring, sc, &nt))
+	if (raw && cJSON_IsRaw(raw) && read_buckets(raw, sc, &nt))
 		goto summed;
 	if (raw && cJSON_IsRaw(raw) && buckets_as_tree(ps, o, raw))
 		return -1;
@@ -1310,7 +1277,7 @@ static const char *duplicate_name(const cJSON *obj, bool *oom)
 	if (n <= 16) {
 		for (a = obj->child; a; a = a->next)
 			for (b = a->next; b; b = b->next)
-				if (strcmp(a->string, b->string) == 0)
+				if (a->string[0] == b->string[0] && strcmp(a->string, b->string) == 0)
 					return a->string;
 		return NULL;
 	}
@@ -1378,7 +1345,7 @@ static bool has_duplicate_names(const cJSON *node)
 	if (cJSON_IsObject(node) && (duplicate_name(node, &oom) || oom))
 		return true;
 	for (const cJSON *it = node->child; it; it = it->next) {
-		if (cJSON_IsRaw(it) && strchr(it->valuestring, '{')) {
+		if (cJSON_IsRaw(it) && !json_raw_pairs(it, NULL) && strchr(it->valuestring, '{')) {
 			cJSON *tree = json_parse(it->valuestring, strlen(it->valuestring));
 
 			dup = !tree || has_duplicate_names(tree);

@@ -21,9 +21,17 @@ struct jp {
 	const char *raw_name; /* arrays under members of this name stay text; NULL: none */
 };
 
+/* Past JSON whitespace at p (json_lex_ws's grammar), inline: a report has thousands of short gaps. */
+static inline const char *ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+		p++;
+	return p;
+}
+
 static void skip_ws(struct jp *j)
 {
-	j->p = json_lex_ws(j->p, j->end);
+	j->p = ws(j->p, j->end);
 }
 
 static size_t put_utf8(char *o, uint32_t cp)
@@ -174,24 +182,107 @@ static void append(cJSON *parent, cJSON **last, cJSON *item)
 	parent->child->prev = item; /* cJSON keeps the tail in child->prev */
 }
 
+/* Pairs read while checking a raw array (lex_pairs): a thread's scratch, copied to the node. */
+#define RAW_PAIRS_MAX 4096
+static __thread uint64_t raw_pairs[2 * RAW_PAIRS_MAX];
+
+/* A plain non-negative integer of 1..15 digits at *p (no sign, fraction or exponent)
+ * into *v, *p moved past it; false for anything else. */
+static inline bool lex_uint(const char **p, const char *end, uint64_t *v)
+{
+	const char *s = *p, *d = s;
+	uint64_t x = 0;
+
+	while (d < end && *d >= '0' && *d <= '9' && d - s < 16)
+		x = x * 10 + (uint64_t)(*d++ - '0');
+	if (d == s || d - s > 15 || (*s == '0' && d - s > 1) ||
+	    (d < end && (*d == '.' || *d == 'e' || *d == 'E' || (*d >= '0' && *d <= '9'))))
+		return false;
+	*v = x;
+	*p = d;
+	return true;
+}
+
+/* The array at s ('[') when it holds nothing but [integer, integer] pairs of
+ * lex_uint's integers, at most RAW_PAIRS_MAX: returns its end, the pairs in
+ * raw_pairs and their number in *n. NULL for anything else, valid JSON or not:
+ * the general lexer decides then. One pass reads and checks the bulk of a report. */
+static const char *lex_pairs(const char *s, const char *end, size_t *n)
+{
+	const char *p = ws(s + 1, end);
+	size_t k = 0;
+
+	if (p < end && *p == ']') {
+		*n = 0;
+		return p + 1;
+	}
+	while (k < RAW_PAIRS_MAX && p < end && *p == '[') {
+		p = ws(p + 1, end);
+		if (!lex_uint(&p, end, &raw_pairs[2 * k]) || (p = ws(p, end)) >= end || *p != ',')
+			return NULL;
+		p = ws(p + 1, end);
+		if (!lex_uint(&p, end, &raw_pairs[2 * k + 1]) || (p = ws(p, end)) >= end || *p != ']')
+			return NULL;
+		k++;
+		p = ws(p + 1, end);
+		if (p < end && *p == ']') {
+			*n = k;
+			return p + 1;
+		}
+		if (p >= end || *p != ',')
+			return NULL;
+		p = ws(p + 1, end);
+	}
+	return NULL;
+}
+
 /* The array at j->p (after whitespace) checked as parse_value would and kept as a
- * cJSON_Raw node of its text; NULL, with j->p unmoved, when the value is no array. */
+ * cJSON_Raw node of its text; NULL, with j->p unmoved, when the value is no array.
+ * An array of integer pairs also keeps them, read (json_raw_pairs): after the
+ * text's NUL, their number + 1 in valueint, and valuedouble holding the text's
+ * address so that a copy of the node (whose text is copied alone) is told apart. */
 static cJSON *parse_raw_array(struct jp *j)
 {
-	const char *s = json_lex_ws(j->p, j->end), *q;
+	const char *s = ws(j->p, j->end), *q = NULL;
+	size_t np = 0, text, room;
+	bool pairs = false;
 	cJSON *n;
 
-	if (s >= j->end || *s != '[' || !(q = json_lex_value(s, j->end, j->depth)))
+	if (s >= j->end || *s != '[')
 		return NULL;
+	if (j->depth + 2 <= JSON_MAX_DEPTH) /* the pairs nest two deeper, as json_lex_value counts */
+		pairs = (q = lex_pairs(s, j->end, &np)) != NULL;
+	if (!q && !(q = json_lex_value(s, j->end, j->depth)))
+		return NULL;
+	text = (size_t)(q - s);
+	room = pairs ? ((text + 1 + 7) & ~(size_t)7) + np * 2 * sizeof(uint64_t) : text + 1;
 	n = new_node(cJSON_Raw);
-	if (!n || !(n->valuestring = cJSON_malloc((size_t)(q - s) + 1))) {
+	if (!n || !(n->valuestring = cJSON_malloc(room))) {
 		cJSON_free(n);
 		return NULL;
 	}
-	memcpy(n->valuestring, s, (size_t)(q - s));
-	n->valuestring[q - s] = '\0';
+	memcpy(n->valuestring, s, text);
+	n->valuestring[text] = '\0';
+	if (pairs) {
+		memcpy(n->valuestring + ((text + 1 + 7) & ~(size_t)7), raw_pairs, np * 2 * sizeof(uint64_t));
+		n->valueint = (int)np + 1;
+		n->valuedouble = (double)(uintptr_t)n->valuestring;
+	}
 	j->p = q;
 	return n;
+}
+
+const uint64_t *json_raw_pairs(const cJSON *raw, size_t *n)
+{
+	size_t text;
+
+	if (!cJSON_IsRaw(raw) || !raw->valuestring || raw->valueint <= 0 ||
+	    raw->valuedouble != (double)(uintptr_t)raw->valuestring)
+		return NULL;
+	text = strlen(raw->valuestring);
+	if (n)
+		*n = (size_t)raw->valueint - 1;
+	return (const uint64_t *)(void *)(raw->valuestring + ((text + 1 + 7) & ~(size_t)7));
 }
 
 static cJSON *parse_container(struct jp *j, bool object)
@@ -224,7 +315,9 @@ static cJSON *parse_container(struct jp *j, bool object)
 			}
 			j->p++;
 		}
-		item = key && j->raw_name && strcmp(key, j->raw_name) == 0 ? parse_raw_array(j) : NULL;
+		item = key && j->raw_name && key[0] == j->raw_name[0] && strcmp(key, j->raw_name) == 0
+			   ? parse_raw_array(j)
+			   : NULL;
 		if (!item)
 			item = parse_value(j);
 		if (!item) {

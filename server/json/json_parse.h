@@ -9,6 +9,7 @@
 #define SCHEDIO_SERVER_JSON_JSON_PARSE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 
 #include "server/json/json_lex.h" /* JSON_MAX_DEPTH */
@@ -21,5 +22,9 @@ cJSON *json_parse(const char *s, size_t len);
  * is checked (the same grammar and depth) and kept as a cJSON_Raw node holding its
  * text instead of a subtree: for large arrays the caller scans itself. */
 cJSON *json_parse_raw_member(const char *s, size_t len, const char *raw_name);
+/* The integer pairs of a raw node from json_parse_raw_member whose array held only [integer, integer] pairs
+ * (each of 1..15 digits, no sign, fraction or exponent): 2 * *n values, the pairs in order; NULL otherwise,
+ * and for a copy of the node. n may be NULL. */
+const uint64_t *json_raw_pairs(const cJSON *raw, size_t *n);
 
 #endif /* SCHEDIO_SERVER_JSON_JSON_PARSE_H */

@@ -108,10 +108,38 @@ static bool refused_on_purpose(const char *s, size_t len)
 	return max > JSON_MAX_DEPTH;
 }
 
+/* Aborts unless every raw node under node whose pairs were read holds the pairs its text parses to. */
+static void check_raw_pairs(const cJSON *node)
+{
+	for (const cJSON *it = node->child; it; it = it->next) {
+		size_t n = 0, i = 0;
+		const uint64_t *v = json_raw_pairs(it, &n);
+		cJSON *tree, *pair;
+
+		if (!cJSON_IsRaw(it)) {
+			check_raw_pairs(it);
+			continue;
+		}
+		if (!v)
+			continue;
+		tree = json_parse(it->valuestring, strlen(it->valuestring));
+		if (!tree || cJSON_GetArraySize(tree) != (int)n)
+			abort();
+		cJSON_ArrayForEach(pair, tree)
+		{
+			if (cJSON_GetArraySize(pair) != 2 || pair->child->valuedouble != (double)v[2 * i] ||
+			    pair->child->next->valuedouble != (double)v[2 * i + 1])
+				abort();
+			i++;
+		}
+		cJSON_Delete(tree);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data, *end = NULL;
-	cJSON *ours, *theirs, *jobs;
+	cJSON *ours, *theirs, *jobs, *raw;
 	char *a, *b;
 	bool oom;
 
@@ -137,6 +165,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cJSON_free(a);
 		cJSON_free(b);
 	}
+	/* arrays under "b" kept as text (with their pairs read): accepted exactly when the tree is */
+	raw = json_parse_raw_member(s, size, "b");
+	if ((raw != NULL) != (ours != NULL))
+		abort();
+	if (raw)
+		check_raw_pairs(raw);
+	cJSON_Delete(raw);
 	cJSON_Delete(ours);
 	cJSON_Delete(theirs);
 	json_arena_end();

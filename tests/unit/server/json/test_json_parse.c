@@ -246,6 +246,64 @@ static void test_json_parse_raw_member(void **state)
 	}
 }
 
+/* An array of integer pairs under the raw member keeps them read; anything else
+ * (a float, a sign, 16 digits, a triple, nesting at the depth limit) is text alone,
+ * accepted or refused as json_parse decides; a copy of the node has no pairs. */
+static void test_json_parse_raw_pairs(void **state)
+{
+	const char *doc = "{\"b\":[ [0 ,7] ,[\t12,\n999999999999999 ]],\"c\":{\"b\":[]}}";
+	static const char *const text_only[] = { "{\"b\":[[1,2.5]]}", "{\"b\":[[-1,2]]}",
+						 "{\"b\":[[1,2,3]]}", "{\"b\":[[1,1234567890123456]]}",
+						 "{\"b\":[[1,2],3]}", "{\"b\":[[1,2e1]]}" };
+	char deep[8 * JSON_MAX_DEPTH + 32];
+	const uint64_t *v;
+	cJSON *r, *raw, *copy;
+	size_t n = 0, len;
+
+	(void)state;
+	r = json_parse_raw_member(doc, strlen(doc), "b");
+	assert_non_null(r);
+	raw = cJSON_GetObjectItemCaseSensitive(r, "b");
+	v = json_raw_pairs(raw, &n);
+	assert_non_null(v);
+	assert_int_equal(n, 2);
+	assert_true(v[0] == 0 && v[1] == 7 && v[2] == 12 && v[3] == 999999999999999ull);
+	v = json_raw_pairs(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "c"), "b"), &n);
+	assert_non_null(v);
+	assert_int_equal(n, 0);
+	copy = cJSON_Duplicate(raw, true);
+	assert_non_null(copy);
+	assert_null(json_raw_pairs(copy, &n));
+	cJSON_Delete(copy);
+	cJSON_Delete(r);
+	for (size_t i = 0; i < sizeof(text_only) / sizeof(text_only[0]); i++) {
+		r = json_parse_raw_member(text_only[i], strlen(text_only[i]), "b");
+		assert_non_null(r);
+		raw = cJSON_GetObjectItemCaseSensitive(r, "b");
+		assert_true(cJSON_IsRaw(raw));
+		assert_null(json_raw_pairs(raw, NULL));
+		cJSON_Delete(r);
+	}
+	/* "b":[[1,2]] inside objects nested so that the pairs sit at the depth limit, and one past it */
+	for (int extra = 0; extra < 2; extra++) {
+		int objs = JSON_MAX_DEPTH - 2 + extra;
+		cJSON *t;
+
+		len = 0;
+		for (int d = 0; d < objs; d++)
+			len += (size_t)snprintf(deep + len, sizeof(deep) - len, d + 1 < objs ? "{\"a\":" : "{\"b\":");
+		len += (size_t)snprintf(deep + len, sizeof(deep) - len, "[[1,2]]");
+		for (int d = 0; d < objs; d++)
+			deep[len++] = '}';
+		t = json_parse(deep, len);
+		r = json_parse_raw_member(deep, len, "b");
+		assert_true(extra ? t == NULL : t != NULL);
+		assert_true((t == NULL) == (r == NULL));
+		cJSON_Delete(t);
+		cJSON_Delete(r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_json_parse_duplicate_keys_keep_first_for_lookup),
 		cmocka_unit_test(test_json_parse_stops_at_length),
 		cmocka_unit_test(test_json_parse_raw_member),
+		cmocka_unit_test(test_json_parse_raw_pairs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
