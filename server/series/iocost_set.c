@@ -45,17 +45,14 @@ struct iocost_row *iocost_set_get(struct iocost_set *s, uint8_t kind, const char
 		s->v = nv;
 		s->cap = cap;
 	}
-	r = calloc(1, sizeof(*r));
+	/* one allocation holds the row and both names: a report adds twenty rows */
+	r = calloc(1, sizeof(*r) + devlen + 1 + pathlen + 1);
 	if (!r)
 		return NULL;
-	r->dev = strndup(dev, devlen);
-	r->path = strndup(path, pathlen);
-	if (!r->dev || !r->path) {
-		free(r->dev);
-		free(r->path);
-		free(r);
-		return NULL;
-	}
+	r->dev = (char *)(r + 1);
+	r->path = r->dev + devlen + 1;
+	memcpy(r->dev, dev, devlen);
+	memcpy(r->path, path, pathlen);
 	r->kind = kind;
 	s->v[s->n++] = r;
 	return r;
@@ -203,8 +200,6 @@ int iocost_row_value(const struct iocost_row *r, int f, double *out)
 void iocost_set_free(struct iocost_set *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		free(s->v[i]->dev);
-		free(s->v[i]->path);
 		free(s->v[i]);
 	}
 	free(s->v);
