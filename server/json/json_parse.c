@@ -195,8 +195,7 @@ static inline bool lex_uint(const char **p, const char *end, uint64_t *v)
 
 	while (d < end && *d >= '0' && *d <= '9' && d - s < 16)
 		x = x * 10 + (uint64_t)(*d++ - '0');
-	if (d == s || d - s > 15 || (*s == '0' && d - s > 1) ||
-	    (d < end && (*d == '.' || *d == 'e' || *d == 'E' || (*d >= '0' && *d <= '9'))))
+	if (d == s || d - s > 15 || (*s == '0' && d - s > 1) || (d < end && (*d == '.' || *d == 'e' || *d == 'E')))
 		return false;
 	*v = x;
 	*p = d;
@@ -236,6 +235,12 @@ static const char *lex_pairs(const char *s, const char *end, size_t *n)
 	return NULL;
 }
 
+/* Where a raw node's pairs start: past its text of text bytes and NUL, 8-aligned. */
+static inline size_t pairs_at(size_t text)
+{
+	return (text + 1 + 7) & ~(size_t)7;
+}
+
 /* The array at j->p (after whitespace) checked as parse_value would and kept as a
  * cJSON_Raw node of its text; NULL, with j->p unmoved, when the value is no array.
  * An array of integer pairs also keeps them, read (json_raw_pairs): after the
@@ -255,7 +260,7 @@ static cJSON *parse_raw_array(struct jp *j)
 	if (!q && !(q = json_lex_value(s, j->end, j->depth)))
 		return NULL;
 	text = (size_t)(q - s);
-	room = pairs ? ((text + 1 + 7) & ~(size_t)7) + np * 2 * sizeof(uint64_t) : text + 1;
+	room = pairs ? pairs_at(text) + np * 2 * sizeof(uint64_t) : text + 1;
 	n = new_node(cJSON_Raw);
 	if (!n || !(n->valuestring = cJSON_malloc(room))) {
 		cJSON_free(n);
@@ -264,7 +269,7 @@ static cJSON *parse_raw_array(struct jp *j)
 	memcpy(n->valuestring, s, text);
 	n->valuestring[text] = '\0';
 	if (pairs) {
-		memcpy(n->valuestring + ((text + 1 + 7) & ~(size_t)7), raw_pairs, np * 2 * sizeof(uint64_t));
+		memcpy(n->valuestring + pairs_at(text), raw_pairs, np * 2 * sizeof(uint64_t));
 		n->valueint = (int)np + 1;
 		n->valuedouble = (double)(uintptr_t)n->valuestring;
 	}
@@ -274,15 +279,12 @@ static cJSON *parse_raw_array(struct jp *j)
 
 const uint64_t *json_raw_pairs(const cJSON *raw, size_t *n)
 {
-	size_t text;
-
 	if (!cJSON_IsRaw(raw) || !raw->valuestring || raw->valueint <= 0 ||
 	    raw->valuedouble != (double)(uintptr_t)raw->valuestring)
 		return NULL;
-	text = strlen(raw->valuestring);
 	if (n)
 		*n = (size_t)raw->valueint - 1;
-	return (const uint64_t *)(void *)(raw->valuestring + ((text + 1 + 7) & ~(size_t)7));
+	return (const uint64_t *)(void *)(raw->valuestring + pairs_at(strlen(raw->valuestring)));
 }
 
 static cJSON *parse_container(struct jp *j, bool object)
