@@ -1,6 +1,7 @@
 /* bench_report.c - see bench_report.h. */
 #include "bench_report.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,13 @@ int bench_gz_tail_make(const char *tail, struct bench_gz_tail *out)
 	return 0;
 }
 
+/* The head's deflate stream, set up once and reset per report: a head is a few
+ * hundred bytes, so a small window and hash (windowBits 9, memLevel 1) find its
+ * matches as well, and setting up a full-size stream per report cost the load
+ * generator more than the deflating. One thread (loadgen's) uses it. */
+static z_stream head_zs;
+static bool head_zs_ok;
+
 char *bench_body_gzip(const char *prefix, unsigned host, unsigned long long seq, long long start_ms,
 		      long long interval_ms, const struct bench_gz_tail *tail, size_t *len)
 {
@@ -121,29 +129,30 @@ char *bench_body_gzip(const char *prefix, unsigned host, unsigned long long seq,
 	size_t hl = put_head(head, sizeof(head), prefix, host, seq, start_ms, interval_ms), cap, o;
 	unsigned long crc, isize;
 	unsigned char *body;
-	z_stream zs = { 0 };
+	z_stream *zs = &head_zs;
 
-	if (deflateInit2(&zs, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return NULL;
-	cap = sizeof(gz_header) + deflateBound(&zs, hl) + 16 + tail->raw_len + 8;
-	body = malloc(cap);
-	if (!body) {
-		deflateEnd(&zs);
+	if (!head_zs_ok) {
+		if (deflateInit2(zs, 6, Z_DEFLATED, -9, 1, Z_DEFAULT_STRATEGY) != Z_OK)
+			return NULL;
+		head_zs_ok = true;
+	} else if (deflateReset(zs) != Z_OK) {
 		return NULL;
 	}
+	cap = sizeof(gz_header) + deflateBound(zs, hl) + 16 + tail->raw_len + 8;
+	body = malloc(cap);
+	if (!body)
+		return NULL;
 	memcpy(body, gz_header, sizeof(gz_header));
-	zs.next_in = (unsigned char *)head;
-	zs.avail_in = (uInt)hl;
-	zs.next_out = body + sizeof(gz_header);
-	zs.avail_out = (uInt)(cap - sizeof(gz_header) - tail->raw_len - 8);
+	zs->next_in = (unsigned char *)head;
+	zs->avail_in = (uInt)hl;
+	zs->next_out = body + sizeof(gz_header);
+	zs->avail_out = (uInt)(cap - sizeof(gz_header) - tail->raw_len - 8);
 	/* A full flush ends byte-aligned with no final block and nothing later may refer back. */
-	if (deflate(&zs, Z_FULL_FLUSH) != Z_OK) {
-		deflateEnd(&zs);
+	if (deflate(zs, Z_FULL_FLUSH) != Z_OK) {
 		free(body);
 		return NULL;
 	}
-	o = sizeof(gz_header) + zs.total_out;
-	deflateEnd(&zs);
+	o = sizeof(gz_header) + zs->total_out;
 	memcpy(body + o, tail->raw, tail->raw_len);
 	o += tail->raw_len;
 	crc = crc32_combine(crc32(crc32(0, NULL, 0), (const unsigned char *)head, (uInt)hl), tail->crc,
