@@ -289,12 +289,12 @@ static bool read_buckets(const cJSON *raw, struct hist_scratch *sc, size_t *nt)
 	if (!v || n > HIST_BUCKETS)
 		return false;
 	for (size_t i = 0; i < n; i++) {
-		/* below int_ok's 2^53 bound (15 digits), so both paths take the count */
 		if (v[2 * i] > HIST_BUCKETS - 1) {
 			scratch_clear(sc, *nt);
 			*nt = 0;
 			return false;
 		}
+		/* a count has at most 15 digits, below int_ok's 2^53 bound: both paths take it */
 		scratch_add(sc, nt, (int64_t)v[2 * i], (int64_t)v[2 * i + 1]);
 	}
 	return true;

@@ -199,9 +199,8 @@ int iocost_row_value(const struct iocost_row *r, int f, double *out)
 
 void iocost_set_free(struct iocost_set *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->v[i]);
-	}
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]); /* its names are in the same allocation */
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
