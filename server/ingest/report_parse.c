@@ -40,6 +40,29 @@ static cJSON *member(const cJSON *obj, const char *name)
 	return NULL;
 }
 
+/* "<a><b>[i]." into buf as snprintf would write it (an element's path for
+ * messages): built by hand, as a report has dozens of elements. */
+static void elem_path(char *buf, size_t size, const char *a, const char *b, int i)
+{
+	char num[16], *q = num + sizeof(num);
+	size_t la = strlen(a), lb = strlen(b), nd;
+	unsigned u = i < 0 ? 0 : (unsigned)i;
+
+	do
+		*--q = (char)('0' + u % 10);
+	while (u /= 10);
+	nd = (size_t)(num + sizeof(num) - q);
+	if (i < 0 || la + lb + nd + 4 > size) { /* '[', "].", NUL */
+		snprintf(buf, size, "%s%s[%d].", a, b, i);
+		return;
+	}
+	memcpy(buf, a, la);
+	memcpy(buf + la, b, lb);
+	buf[la + lb] = '[';
+	memcpy(buf + la + lb + 1, q, nd);
+	memcpy(buf + la + lb + 1 + nd, "].", 3);
+}
+
 __attribute__((format(printf, 3, 4))) static int fail(struct parse *ps, int status, const char *fmt, ...)
 {
 	va_list ap;
@@ -408,9 +431,16 @@ summed:
 /* Kernels from 6.6 on schedule fair tasks with EEVDF, older ones with CFS. */
 static const char *fair_class_name(const char *kernel)
 {
-	unsigned maj = 0, min = 0;
+	unsigned long maj, min;
+	char *e, *f;
 
-	if (kernel && sscanf(kernel, "%u.%u", &maj, &min) == 2 && (maj > 6 || (maj == 6 && min >= 6)))
+	if (!kernel)
+		return "fair";
+	maj = strtoul(kernel, &e, 10);
+	if (e == kernel || *e != '.')
+		return "fair";
+	min = strtoul(e + 1, &f, 10);
+	if (f != e + 1 && (maj > 6 || (maj == 6 && min >= 6)))
 		return "eevdf";
 	return "fair";
 }
@@ -524,7 +554,7 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 			const char *kp;
 			int64_t cpu;
 
-			snprintf(hpath, sizeof(hpath), "runqlat.%s[%d].", names[k], i++);
+			elem_path(hpath, sizeof(hpath), "runqlat.", names[k], i++);
 			if (!cJSON_IsObject(it)) {
 				fail(ps, 400, "runqlat.%s[%d] must be an object", names[k], i - 1);
 				goto out;
@@ -684,7 +714,7 @@ static int parse_disks(struct parse *ps, const cJSON *parent, const char *ppath,
 	{
 		char path[64];
 
-		snprintf(path, sizeof(path), "%sdisks[%d].", ppath, i++);
+		elem_path(path, sizeof(path), ppath, "disks", i++);
 		if (parse_disk(ps, d, path, disks, io))
 			return -1;
 		/* iocost.disks as the schema states them (host.disks is older and looser) */
@@ -731,7 +761,7 @@ static int parse_iocost(struct parse *ps, const cJSON *ioc, cJSON *disks, struct
 		bool has;
 		char path[64];
 
-		snprintf(path, sizeof(path), "iocost.cgroups[%d].", i++);
+		elem_path(path, sizeof(path), "iocost.", "cgroups", i++);
 		if (!cJSON_IsObject(c))
 			return fail(ps, 400, "%.*s must be an object", (int)strlen(path) - 1, path);
 		if (get_str(ps, c, "path", path, true, REPORT_MAX_PATH, &p) ||

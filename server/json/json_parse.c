@@ -2,8 +2,8 @@
  * json_lex.c's (RFC 8259, strings in well-formed UTF-8, JSON_MAX_DEPTH);
  * this file turns the tokens into cJSON nodes. A string is decoded only
  * after the lexer accepted it, so decoding cannot fail. Integers up to 15
- * digits are read without strtod; anything else numeric goes through strtod
- * on a bounded copy. */
+ * digits, and decimals of up to 15 digits without an exponent, are read
+ * without strtod; anything else numeric goes through strtod on a bounded copy. */
 #include "server/json/json_parse.h"
 
 #include "server/json/json_lex.h"
@@ -144,10 +144,38 @@ static cJSON *number_node(double d)
 	return n;
 }
 
+/* A lexed unsigned number d..end without exponent and with at most 15
+ * digits, as strtod reads it: m / 10^k with m < 2^53 and 10^k exact (k <= 15)
+ * is one correctly rounded division (Clinger's fast path). false: anything else. */
+static bool decimal_fast(const char *d, const char *end, double *out)
+{
+	static const double pow10[] = { 1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+					1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	int64_t m = 0;
+	int digits = 0, k = -1;
+
+	for (const char *p = d; p < end; p++) {
+		if (*p == '.') {
+			k = 0;
+			continue;
+		}
+		if (*p < '0' || *p > '9' || ++digits > 15)
+			return false;
+		m = m * 10 + (*p - '0');
+		if (k >= 0)
+			k++;
+	}
+	if (k < 0)
+		return false;
+	*out = (double)m / pow10[k];
+	return true;
+}
+
 static cJSON *parse_number(struct jp *j)
 {
 	const char *s = j->p, *d = s + (*s == '-'), *q;
 	int64_t v = 0;
+	double frac;
 	char buf[400], *end;
 
 	/* The common case, a plain integer of up to 15 digits, in one pass. An int64 holds it
@@ -163,6 +191,8 @@ static cJSON *parse_number(struct jp *j)
 	if (!q || (size_t)(q - s) >= sizeof(buf))
 		return NULL;
 	j->p = q;
+	if (decimal_fast(d, q, &frac))
+		return number_node(*s == '-' ? -frac : frac);
 	memcpy(buf, s, (size_t)(q - s));
 	buf[q - s] = '\0';
 	return number_node(strtod(buf, &end));

@@ -90,6 +90,60 @@ static void test_json_parse_numbers(void **state)
 	assert_refused("NaN", 3);
 }
 
+/* Decimals of up to 15 digits skip strtod (json_parse.c's fast path): every
+ * one must be the double strtod reads, bit for bit, around the fast path's
+ * edges (15 and 16 digits, leading zeros, -0) and on random ones. */
+static void test_json_parse_decimals_match_strtod(void **state)
+{
+	static const char *const fixed[] = { "0.0",
+					     "-0.0",
+					     "0.1",
+					     "-0.3",
+					     "0.000000000000001",
+					     "123456789012.345",
+					     "999999999999999.0",
+					     "9999999999999.99",
+					     "0.1234567890123456",
+					     "1.7976931348623157",
+					     "2.2250738585072014",
+					     "5e-324",
+					     "0.30000000000000004" };
+	char text[64];
+	unsigned seed = 18;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + 200000; i++) {
+		const char *t = text;
+		cJSON *v;
+		double want;
+
+		if (i < sizeof(fixed) / sizeof(fixed[0])) {
+			t = fixed[i];
+		} else { /* up to 16 digits with the point anywhere after the first */
+			int n = 1 + (int)(rand_r(&seed) % 16), point = 1 + (int)(rand_r(&seed) % (unsigned)n), o = 0;
+
+			if (rand_r(&seed) % 2)
+				text[o++] = '-';
+			for (int d = 0; d < n; d++) {
+				if (d == point)
+					text[o++] = '.';
+				text[o++] =
+				    (char)('0' + (d == 0 && point > 1 ? 1 + rand_r(&seed) % 9 : rand_r(&seed) % 10));
+			}
+			if (point == n)
+				text[o++] = '.', text[o++] = (char)('0' + rand_r(&seed) % 10);
+			text[o] = '\0';
+		}
+		v = parse(t);
+		if (!v)
+			fail_msg("refused: %s", t);
+		want = strtod(t, NULL);
+		if (memcmp(&v->valuedouble, &want, sizeof(want)) != 0)
+			fail_msg("%s: %.17g, strtod %.17g", t, v->valuedouble, want);
+		cJSON_Delete(v);
+	}
+}
+
 static void test_json_parse_escapes(void **state)
 {
 	cJSON *v;
@@ -309,6 +363,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_parse_valid_documents_match_cjson),
 		cmocka_unit_test(test_json_parse_numbers),
+		cmocka_unit_test(test_json_parse_decimals_match_strtod),
 		cmocka_unit_test(test_json_parse_escapes),
 		cmocka_unit_test(test_json_parse_refuses_bad_utf8),
 		cmocka_unit_test(test_json_parse_depth_limit),
