@@ -12,7 +12,11 @@
 #   2. sustained ingest on the current build at RATE (default 5000/s) for
 #      SECONDS_PER_RUN (default 60) from 20,000 simulated hosts, plain and gzip
 #      (loadgen --gzip, level 6 as the agent sends): achieved rate, ack p50/p99,
-#      errors, CPU per report.
+#      errors, CPU per report;
+#   3. with CURVE_RATES (e.g. "1000 1500 2500 3500 5000"): the current build's
+#      CPU per report at each of those rates, 20 s runs, RUNS rounds over the
+#      rates; the median per rate. It shows the fixed costs per commit and per
+#      wake-up that fewer reports share at lower rates.
 # Every run starts on a fresh SQLite database.
 #   usage: tests/bench/ingest_cost.sh [BUILD_DIR]
 set -euo pipefail
@@ -80,3 +84,15 @@ for mode in plain gzip; do
 	set -- $r
 	echo "sustained_$mode rate=$1/s ack_p50_ms=$2 ack_p99_ms=$3 errors=$4 cpu_per_report_us=$5"
 done
+
+if [ -n "${CURVE_RATES:-}" ]; then
+	echo "== server CPU per report by rate: $CURVE_RATES reports/s, 20 s, $runs rounds"
+	for _ in $(seq "$runs"); do
+		for r in $CURVE_RATES; do
+			run "$build" "$r" 20 | cut -d' ' -f5 >>"$work/curve-$r"
+		done
+	done
+	for r in $CURVE_RATES; do
+		echo "cpu_per_report_us rate=$r/s median=$(median <"$work/curve-$r") runs=$(paste -sd/ "$work/curve-$r")"
+	done
+fi
