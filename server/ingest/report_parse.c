@@ -42,18 +42,18 @@ static cJSON *member(const cJSON *obj, const char *name)
 
 /* "<a><b>[i]." into buf as snprintf would write it (an element's path for
  * messages): built by hand, as a report has dozens of elements. */
-static void elem_path(char *buf, size_t size, const char *a, const char *b, int i)
+static void elem_path(char *buf, size_t size, const char *a, const char *b, unsigned i)
 {
 	char num[16], *q = num + sizeof(num);
 	size_t la = strlen(a), lb = strlen(b), nd;
-	unsigned u = i < 0 ? 0 : (unsigned)i;
+	unsigned u = i;
 
 	do
 		*--q = (char)('0' + u % 10);
 	while (u /= 10);
 	nd = (size_t)(num + sizeof(num) - q);
-	if (i < 0 || la + lb + nd + 4 > size) { /* '[', "].", NUL */
-		snprintf(buf, size, "%s%s[%d].", a, b, i);
+	if (la + lb + nd + 4 > size) { /* '[', "].", NUL */
+		snprintf(buf, size, "%s%s[%u].", a, b, i);
 		return;
 	}
 	memcpy(buf, a, la);
@@ -554,7 +554,7 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 			const char *kp;
 			int64_t cpu;
 
-			elem_path(hpath, sizeof(hpath), "runqlat.", names[k], i++);
+			elem_path(hpath, sizeof(hpath), "runqlat.", names[k], (unsigned)i++);
 			if (!cJSON_IsObject(it)) {
 				fail(ps, 400, "runqlat.%s[%d] must be an object", names[k], i - 1);
 				goto out;
@@ -714,7 +714,7 @@ static int parse_disks(struct parse *ps, const cJSON *parent, const char *ppath,
 	{
 		char path[64];
 
-		elem_path(path, sizeof(path), ppath, "disks", i++);
+		elem_path(path, sizeof(path), ppath, "disks", (unsigned)i++);
 		if (parse_disk(ps, d, path, disks, io))
 			return -1;
 		/* iocost.disks as the schema states them (host.disks is older and looser) */
@@ -761,7 +761,7 @@ static int parse_iocost(struct parse *ps, const cJSON *ioc, cJSON *disks, struct
 		bool has;
 		char path[64];
 
-		elem_path(path, sizeof(path), "iocost.", "cgroups", i++);
+		elem_path(path, sizeof(path), "iocost.", "cgroups", (unsigned)i++);
 		if (!cJSON_IsObject(c))
 			return fail(ps, 400, "%.*s must be an object", (int)strlen(path) - 1, path);
 		if (get_str(ps, c, "path", path, true, REPORT_MAX_PATH, &p) ||
