@@ -1,5 +1,6 @@
 /* test_gz.c - gzip in and out: round trips, the output cap that stops gzip
- * bombs, and truncated or corrupt input refused rather than half-read.
+ * bombs, truncated or corrupt input refused rather than half-read, members
+ * concatenated, and a body exactly at the cap or one byte past it.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -62,12 +63,48 @@ static void test_gz_truncated_and_corrupt_are_refused(void **state)
 	free(gz);
 }
 
+/* Members concatenated are one body, read across the buffer's growth; the cap
+ * counts all of them, and a body exactly at the cap fits. */
+static void test_gz_members_and_the_cap(void **state)
+{
+	char text[100000], *a = NULL, *b = NULL, *both, *out = NULL;
+	size_t alen = 0, blen = 0, outlen = 0;
+
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (char)('a' + (i * 7919 + i / 13) % 26);
+	assert_int_equal(gz_deflate(text, sizeof(text), &a, &alen), 0);
+	assert_int_equal(gz_deflate("!", 1, &b, &blen), 0);
+	both = malloc(alen + blen);
+	assert_non_null(both);
+	memcpy(both, a, alen);
+	memcpy(both + alen, b, blen);
+	assert_int_equal(gz_inflate(both, alen + blen, 1u << 20, &out, &outlen), 0);
+	assert_int_equal(outlen, sizeof(text) + 1);
+	assert_memory_equal(out, text, sizeof(text));
+	assert_int_equal(out[sizeof(text)], '!');
+	assert_int_equal(out[outlen], '\0');
+	free(out);
+	/* exactly at the cap, and one byte past it */
+	assert_int_equal(gz_inflate(a, alen, sizeof(text), &out, &outlen), 0);
+	assert_int_equal(outlen, sizeof(text));
+	free(out);
+	out = NULL;
+	assert_int_equal(gz_inflate(a, alen, sizeof(text) - 1, &out, &outlen), -E2BIG);
+	assert_null(out);
+	assert_int_equal(gz_inflate(both, alen + blen, sizeof(text), &out, &outlen), -E2BIG);
+	assert_null(out);
+	free(both);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gz_round_trip),
 		cmocka_unit_test(test_gz_bomb_stops_at_cap),
 		cmocka_unit_test(test_gz_truncated_and_corrupt_are_refused),
+		cmocka_unit_test(test_gz_members_and_the_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
