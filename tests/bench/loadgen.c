@@ -20,7 +20,9 @@
  * with what the database holds).
  * Query: --get PATH --repeat N times one GET sequentially. --dump prints one
  * realistic report body (for benchmarks that time the server's code directly).
- * Prints one line of figures; exits non-zero if any request failed.
+ * Prints one line of figures (in the open loop ending, when some request
+ * failed, with the count per status other than 200, 0 for no answer);
+ * exits non-zero if any request failed.
  */
 #include <curl/curl.h>
 #include <getopt.h>
@@ -197,9 +199,16 @@ static int run_ingest(const struct opts *o)
 	}
 	end = now_s();
 	qsort(lat, done, sizeof(*lat), cmp_d);
-	printf("reports=%llu errors=%llu seconds=%.2f rate=%.0f/s latency_ms p50=%.2f p90=%.2f p99=%.2f max=%.2f%s\n",
+	printf("reports=%llu errors=%llu seconds=%.2f rate=%.0f/s latency_ms p50=%.2f p90=%.2f p99=%.2f max=%.2f%s",
 	       done, errors, end - t0, (double)done / (end - t0), pct(lat, done, 0.5) * 1e3, pct(lat, done, 0.9) * 1e3,
 	       pct(lat, done, 0.99) * 1e3, done ? lat[done - 1] * 1e3 : 0, o->burst ? " (burst)" : "");
+	/* what the errors were, on the same line: "statuses=503:27,0:2" (0: no answer) */
+	for (int st = 0, first = 1; errors && st < 600; st++)
+		if (st != 200 && statuses[st]) {
+			printf("%s%d:%ld", first ? " statuses=" : ",", st, statuses[st]);
+			first = 0;
+		}
+	printf("\n");
 	for (unsigned i = 0; i < slots; i++) {
 		if (reqs[i].easy)
 			curl_easy_cleanup(reqs[i].easy);
