@@ -4,7 +4,8 @@
 # `schedio scx run --object`, register under their own ops names, carry a
 # workload, are named by the agent, and unload on SIGTERM; scx_userland and
 # scx_pair are refused; scx_qmap told to stall is ejected by the watchdog with the
-# kernel's reason.
+# kernel's reason. One ejected by the watchdog while being enabled gets one
+# more try, said in a "note:" line.
 # Env: SCHEDS (the objects to load and run, scx_NAME), OPS_<sched> (its ops
 # name), ARGS_<sched> (the loader options its own loader would set),
 # ARGS_PAIR, QMAP_STALL_ARGS, STALL_TIMEOUT_MS, PP_ROUNDS.
@@ -50,19 +51,35 @@ for s in $SCHEDS; do
 	name=$(ops_name "$s")
 	args=$(eval "echo \${ARGS_$s:-}")
 	echo "== $s (ops $name${args:+, $args})"
-	t0=$(date +%s)
-	# shellcheck disable=SC2086 # the options are words
-	schedio scx run --object "$s.bpf.o" --interval 1 $args >"$s.log" 2>&1 &
-	pid=$!
-	if ! wait_loaded $pid 600; then
-		fail "$s: not loaded: state '$(state)'"
+	# A second try only when the kernel's watchdog ejected it while it was
+	# being enabled (a task of the guest starved during the switch-over):
+	# seen once in many runs of the kernel's own samples, and no fault of the
+	# loader, which a second failure would still fail.
+	loaded=0
+	for attempt in 1 2; do
+		t0=$(date +%s)
+		# shellcheck disable=SC2086 # the options are words
+		schedio scx run --object "$s.bpf.o" --interval 1 $args >"$s.log" 2>&1 &
+		pid=$!
+		if wait_loaded $pid 600; then
+			loaded=1
+			break
+		fi
 		kill -TERM $pid 2>/dev/null
 		wait $pid
-		echo "$s: loader exited $?:"
-		cat "$s.log"
+		rc=$?
 		wait_state disabled 100
-		continue
-	fi
+		if [ $attempt -eq 1 ] && grep -q 'ejected by the kernel.*stall (watchdog)' "$s.log"; then
+			echo "note: $s: the kernel's watchdog ejected it while it was being enabled; trying once more:"
+			sed 's/^/    /' "$s.log"
+			continue
+		fi
+		fail "$s: not loaded: state '$(state)'"
+		echo "$s: loader exited $rc:"
+		cat "$s.log"
+		break
+	done
+	[ $loaded -eq 1 ] || continue
 	ok "$s: enabled after $(($(date +%s) - t0)) s"
 	[ "$(ops)" = "$name" ] && ok "$s: root/ops reads its own name '$(ops)'" ||
 		fail "$s: root/ops reads '$(ops)', want '$name'"
