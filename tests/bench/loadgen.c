@@ -20,9 +20,9 @@
  * with what the database holds).
  * Query: --get PATH --repeat N times one GET sequentially. --dump prints one
  * realistic report body (for benchmarks that time the server's code directly).
- * Prints one line of figures (in the open loop ending, when some request
- * failed, with the count per status other than 200, 0 for no answer);
- * exits non-zero if any request failed.
+ * Prints one line of figures; in the open loop, when a request failed, the
+ * line ends with the count per status other than 200 (0: no answer).
+ * Exits non-zero if any request failed.
  */
 #include <curl/curl.h>
 #include <getopt.h>
