@@ -20,6 +20,13 @@
  * with what the database holds).
  * Query: --get PATH --repeat N times one GET sequentially. --dump prints one
  * realistic report body (for benchmarks that time the server's code directly).
+ * --shuffle sends each round of --hosts reports (one interval of the fleet) in a
+ * new random order instead of host after host: in a fleet whose agents
+ * restarted at different times, the hosts that report in one commit are
+ * scattered over the server's per-host indexes, not neighbours in them.
+ * --seq-from N starts every host's seq at N, so a run continues the hosts of
+ * a database bench_fill filled (--host-prefix fill) instead of resending
+ * what it holds.
  * Prints one line of figures; in the open loop, when a request failed, the
  * line ends with the count per status other than 200 (0: no answer).
  * Exits non-zero if any request failed.
@@ -43,8 +50,10 @@ struct opts {
 	unsigned hosts, rate, duration_s, concurrency, burst, rounds, repeat, closed;
 	const char *host_prefix, *log;
 	long long start_ms, interval_ms;
-	int gzip; /* --gzip: bodies sent gzip-compressed (Content-Encoding: gzip), as agents send them */
-	int dump; /* --dump: print one realistic report body and exit */
+	int gzip;    /* --gzip: bodies sent gzip-compressed (Content-Encoding: gzip), as agents send them */
+	int dump;    /* --dump: print one realistic report body and exit */
+	int shuffle; /* --shuffle: each round of hosts in a new random order */
+	unsigned long long seq_from; /* --seq-from: each host's first seq (continues a filled database) */
 };
 
 struct req {
@@ -86,6 +95,42 @@ static void make_body(struct req *r, const struct opts *o, unsigned host, unsign
 	else
 		r->body =
 		    bench_body(o->host_prefix, host, seq, start, o->interval_ms, tails[(host + seq) % TAILS], &r->len);
+}
+
+static unsigned *order; /* --shuffle: this round's order of hosts */
+static unsigned long long order_rng = 0x9e3779b97f4a7c15ULL;
+
+/* The host of the n-th report: rounds of every host once, each round in turn
+ * (or, with --shuffle, in a new random order); n counts up by one a call. */
+static unsigned host_of(const struct opts *o, unsigned long long n)
+{
+	unsigned i = (unsigned)(n % o->hosts);
+
+	if (!order)
+		return i;
+	if (i == 0)
+		for (unsigned k = o->hosts - 1; k > 0; k--) {
+			unsigned j, t;
+
+			order_rng ^= order_rng << 13;
+			order_rng ^= order_rng >> 7;
+			order_rng ^= order_rng << 17;
+			j = (unsigned)(order_rng % (k + 1));
+			t = order[k];
+			order[k] = order[j];
+			order[j] = t;
+		}
+	return order[i];
+}
+
+/* Each host's last seq sent: seq_from - 1 before the first report. */
+static unsigned long long *new_seqs(const struct opts *o)
+{
+	unsigned long long *seqs = calloc(o->hosts, sizeof(*seqs));
+
+	for (unsigned h = 0; seqs && o->seq_from > 1 && h < o->hosts; h++)
+		seqs[h] = o->seq_from - 1;
+	return seqs;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -142,7 +187,7 @@ static int run_ingest(const struct opts *o)
 	struct req *reqs = calloc(slots, sizeof(*reqs)), **idle = calloc(slots, sizeof(*idle));
 	unsigned long long total =
 	    o->burst ? (unsigned long long)o->burst * o->rounds : (unsigned long long)o->rate * o->duration_s;
-	unsigned long long sent = 0, done = 0, errors = 0, *seqs = calloc(o->hosts, sizeof(*seqs));
+	unsigned long long sent = 0, done = 0, errors = 0, *seqs = new_seqs(o);
 	double *lat = calloc(total, sizeof(*lat)), t0, end;
 	size_t nidle = slots;
 	int running = 0;
@@ -169,7 +214,7 @@ static int run_ingest(const struct opts *o)
 			if (!o->burst && due > now)
 				break;
 			r = idle[--nidle];
-			host = (unsigned)(sent % o->hosts);
+			host = host_of(o, sent);
 			make_body(r, o, host, ++seqs[host]);
 			setup_post(r, o, hdr, url);
 			r->due = due;
@@ -236,7 +281,7 @@ static size_t note_retry_after(char *p, size_t s, size_t n, void *u)
 static void closed_send(CURLM *multi, struct req *r, const struct opts *o, struct curl_slist *hdr, const char *url,
 			unsigned long long *seqs, unsigned long long n)
 {
-	r->host = (unsigned)(n % o->hosts);
+	r->host = host_of(o, n);
 	r->seq = ++seqs[r->host];
 	make_body(r, o, r->host, r->seq);
 	setup_post(r, o, hdr, url);
@@ -255,7 +300,7 @@ static int run_closed(const struct opts *o)
 	CURLM *multi = curl_multi_init();
 	struct curl_slist *hdr = headers(o);
 	struct req *reqs = calloc(o->closed, sizeof(*reqs));
-	unsigned long long sent = 0, done = 0, nlat = 0, cap = 1 << 16, *seqs = calloc(o->hosts, sizeof(*seqs));
+	unsigned long long sent = 0, done = 0, nlat = 0, cap = 1 << 16, *seqs = new_seqs(o);
 	unsigned long long ok = 0, shed = 0, shed_no_retry_after = 0, other = 0;
 	double *lat = malloc(cap * sizeof(*lat)), t0, end;
 	FILE *log = o->log ? fopen(o->log, "w") : NULL;
@@ -385,6 +430,8 @@ int main(int argc, char **argv)
 		{ "dump", no_argument, NULL, 'D' },
 		{ "closed", required_argument, NULL, 'C' },
 		{ "log", required_argument, NULL, 'L' },
+		{ "shuffle", no_argument, NULL, 'S' },
+		{ "seq-from", required_argument, NULL, 'F' },
 		{ 0 },
 	};
 	struct opts o = { .url = "http://127.0.0.1:8080",
@@ -452,16 +499,31 @@ int main(int argc, char **argv)
 		case 'L':
 			o.log = optarg;
 			break;
+		case 'S':
+			o.shuffle = 1;
+			break;
+		case 'F':
+			o.seq_from = strtoull(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr, "usage: loadgen --url URL [--rate N --duration S --hosts N --concurrency N | "
 					"--burst N --rounds N | --closed N --duration S [--log FILE] | "
-					"--get PATH --repeat N] [--gzip] | --dump\n");
+					"--get PATH --repeat N] [--gzip] [--shuffle] [--seq-from N] | --dump\n");
 			return 2;
 		}
 	}
 	if (!o.hosts || !o.rate || !o.concurrency || !o.repeat) {
 		fprintf(stderr, "loadgen: counts must be positive\n");
 		return 2;
+	}
+	if (o.shuffle) {
+		order = malloc(o.hosts * sizeof(*order));
+		if (!order) {
+			fprintf(stderr, "loadgen: out of memory\n");
+			return 2;
+		}
+		for (unsigned h = 0; h < o.hosts; h++)
+			order[h] = h;
 	}
 	/* Held connections need a descriptor each. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {

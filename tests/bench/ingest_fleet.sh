@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# ingest_fleet.sh - sustained ingest as a fleet that has run for a while
+# sends it, against the flattering case ingest_cost.sh measures (a fresh
+# database, hosts arriving in the order the server numbered them, so the
+# reports of one commit are neighbours in every per-host index and share its
+# pages). For each case: the current Release build at RATE (default 5000)
+# reports/s for SECONDS_PER_RUN (default 30), RUNS rounds (default 2) over
+# the cases, alternating; per case the median of server CPU per report
+# (utime+stime), bytes the server wrote per report (wchar: WAL, checkpoints
+# and answers), ack p50/p99 and errors. The cases:
+#   fresh-ordered   fresh database, 20,000 hosts in numbering order (as ingest_cost.sh)
+#   fresh-shuffled  fresh database, 20,000 hosts, each round in a new random order
+#                   (loadgen --shuffle: agents whose intervals started at different times)
+#   filled          a database holding FILL_HOURS (default 3) of FILL_HOSTS (default
+#                   1,000) hosts at 10 s (bench_fill), continued by those hosts in order,
+#                   so every host's newest index entries are on pages of their own
+# The filled database is made once (about 2.5 min and 2.3 GB for the default)
+# and copied before each run; every run starts after a sync, so the writeback
+# of that copy does not stall the server's fsyncs.
+#   usage: tests/bench/ingest_fleet.sh [BUILD_DIR]   (default ./build-rel)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/bench/lib/bench_lib.sh"
+bench_env
+build=${1:-$top/build-rel}
+rate=${RATE:-5000}
+secs=${SECONDS_PER_RUN:-30}
+runs=${RUNS:-2}
+fill_hosts=${FILL_HOSTS:-1000}
+fill_hours=${FILL_HOURS:-3}
+work=$(mktemp -d /tmp/schedio-fleet.XXXXXX)
+pid=
+
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+[ -f "$build/CMakeCache.txt" ] || cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j "$(nproc)" --target schedio-server loadgen bench_fill >/dev/null
+loadgen=$build/bench/loadgen
+
+field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
+median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+echo "== filling a database: $fill_hosts hosts, $fill_hours h at 10 s (bench_fill)"
+"$build/bench/bench_fill" --db "$work/filled.db" --hosts "$fill_hosts" --hours "$fill_hours" --interval-s 10 |
+	sed -n 1p
+
+run() { # CASE: prints "cpu_us wbytes p50 p99 errors"
+	local c=$1 out t0 t1 w0 w1 n args=(--hosts 20000)
+	rm -f "$work"/run.db*
+	case $c in
+	fresh-shuffled) args+=(--shuffle) ;;
+	filled)
+		cp "$work/filled.db" "$work/run.db"
+		sync
+		args=(--hosts "$fill_hosts" --host-prefix fill --seq-from $((fill_hours * 360 + 1)))
+		;;
+	esac
+	sync
+	bench_server_start "$work" "$build/bin/schedio-server" "$work/run.db"
+	t0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	w0=$(awk '/^wchar/ {print $2}' "/proc/$pid/io")
+	out=$("$loadgen" --url "$url" --rate "$rate" --duration "$secs" --concurrency 512 "${args[@]}" 2>/dev/null || true)
+	t1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	w1=$(awk '/^wchar/ {print $2}' "/proc/$pid/io")
+	kill "$pid"
+	wait "$pid" || true
+	pid=
+	echo "  $c: $out" >&2
+	n=$(echo "$out" | field reports)
+	n=$((n > 0 ? n : 1))
+	echo "$(((t1 - t0) * 10000 / n)) $(((w1 - w0) / n)) $(echo "$out" | field p50) $(echo "$out" | field p99)" \
+		"$(echo "$out" | field errors)"
+}
+
+cases="fresh-ordered fresh-shuffled filled"
+echo "== $rate reports/s for $secs s, $runs rounds over: $cases"
+for _ in $(seq "$runs"); do
+	for c in $cases; do
+		run "$c" >>"$work/$c"
+	done
+done
+for c in $cases; do
+	printf '%s cpu_per_report_us=%s written_bytes_per_report=%s ack_p50_ms=%s ack_p99_ms=%s errors=%s p99_runs=%s\n' "$c" \
+		"$(cut -d' ' -f1 "$work/$c" | median)" "$(cut -d' ' -f2 "$work/$c" | median)" \
+		"$(cut -d' ' -f3 "$work/$c" | median)" "$(cut -d' ' -f4 "$work/$c" | median)" \
+		"$(cut -d' ' -f5 "$work/$c" | median)" "$(cut -d' ' -f4 "$work/$c" | paste -sd/)"
+done
