@@ -5,9 +5,10 @@
 # reports of one commit are neighbours in every per-host index and share its
 # pages). For each case: the current Release build at RATE (default 5000)
 # reports/s for SECONDS_PER_RUN (default 30), RUNS rounds (default 2) over
-# the cases, alternating; per case the median of server CPU per report
-# (utime+stime), bytes the server wrote per report (wchar: WAL, checkpoints
-# and answers), ack p50/p99 and errors. The cases:
+# the cases, alternating; per case the median (the lower middle run for an
+# even count) of server CPU per report (utime+stime), bytes the server wrote
+# per report (wchar: WAL, checkpoints and answers), ack p50/p99 and errors,
+# and every run's p99. The cases:
 #   fresh-ordered   fresh database, 20,000 hosts in numbering order (as ingest_cost.sh)
 #   fresh-shuffled  fresh database, 20,000 hosts, each round in a new random order
 #                   (loadgen --shuffle: agents whose intervals started at different times)
