@@ -29,6 +29,7 @@ secs=${SECONDS_PER_RUN:-30}
 runs=${RUNS:-2}
 fill_hosts=${FILL_HOSTS:-1000}
 fill_hours=${FILL_HOURS:-3}
+fill_interval_s=10
 work=$(mktemp -d /tmp/schedio-fleet.XXXXXX)
 pid=
 
@@ -45,8 +46,9 @@ loadgen=$build/bench/loadgen
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
-echo "== filling a database: $fill_hosts hosts, $fill_hours h at 10 s (bench_fill)"
-"$build/bench/bench_fill" --db "$work/filled.db" --hosts "$fill_hosts" --hours "$fill_hours" --interval-s 10 |
+echo "== filling a database: $fill_hosts hosts, $fill_hours h at $fill_interval_s s (bench_fill)"
+"$build/bench/bench_fill" --db "$work/filled.db" --hosts "$fill_hosts" --hours "$fill_hours" \
+	--interval-s "$fill_interval_s" |
 	sed -n 1p
 
 run() { # CASE: prints "cpu_us wbytes p50 p99 errors"
@@ -56,11 +58,11 @@ run() { # CASE: prints "cpu_us wbytes p50 p99 errors"
 	fresh-shuffled) args+=(--shuffle) ;;
 	filled)
 		cp "$work/filled.db" "$work/run.db"
-		sync
-		args=(--hosts "$fill_hosts" --host-prefix fill --seq-from $((fill_hours * 360 + 1)))
+		# bench_fill sent each host one report an interval, seq 1 upwards
+		args=(--hosts "$fill_hosts" --host-prefix fill --seq-from $((fill_hours * 3600 / fill_interval_s + 1)))
 		;;
 	esac
-	sync
+	sync # the copy's (and earlier runs') writeback must not stall this run's fsyncs
 	bench_server_start "$work" "$build/bin/schedio-server" "$work/run.db"
 	t0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
 	w0=$(awk '/^wchar/ {print $2}' "/proc/$pid/io")
