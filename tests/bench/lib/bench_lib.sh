@@ -54,3 +54,10 @@ bench_baseline_build() {
 
 # The revision issue 18's figures compare against (before any of its changes).
 BENCH_BASELINE_REV=${SCHEDIO_BASELINE:-9933161}
+
+# Usage: ... | bench_field NAME   prints the number after NAME= on each line.
+bench_field() { sed -n "s/\(^\|.* \)$1=\([0-9.]*\).*/\2/p"; }
+
+# Usage: ... | bench_median   the median of numbers, one a line (the lower
+# middle one for an even count).
+bench_median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
