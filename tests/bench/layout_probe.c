@@ -12,8 +12,8 @@
  * at a time the same way.
  *
  * It is a model, not the server: one writer thread commits every
- * --linger-ms what arrived (an open loop at --rate, hosts in a new random
- * order each round, as agents that restarted at different times send), a
+ * --linger-ms what arrived (an open loop at --rate; each agent reports at its
+ * own phase of the interval, in an order unrelated to the hosts' numbers), a
  * second thread runs a passive checkpoint every 100 ms, as the store's
  * checkpointer does. Blobs are random bytes of a realistic report's stored
  * sizes. No HTTP, no report check; the hosts rows carry only their times.
@@ -46,6 +46,7 @@ struct opts {
 	bool fill;
 	bool staged;
 	bool piggyback;
+	bool arrival_key;
 	int hosts;
 	int fill_per_host;
 	int rate;
@@ -121,6 +122,7 @@ static uint64_t rng_next(uint64_t *s)
 	return *s;
 }
 
+/* Puts the hosts in a random order: the order their reports arrive in. */
 static void shuffle(struct probe *p)
 {
 	for (int i = p->o.hosts - 1; i > 0; i--) {
@@ -170,15 +172,24 @@ static const char *const SCHEMA =
     "CREATE INDEX IF NOT EXISTS reports_host_time ON reports (host_id, start_ms);"
     "CREATE INDEX IF NOT EXISTS reports_time ON reports (start_ms);";
 
-/* The staged layout's two staging tables: the columns of reports, a time
- * index that also holds the host (what reads by host and time would scan),
- * and the merge's progress. */
+/* The staged layout's two staging tables (the columns of reports) and the
+ * merge's progress. */
 static const char *const STAGED_SCHEMA =
     "CREATE TABLE IF NOT EXISTS reports_stage0 AS SELECT * FROM reports LIMIT 0;"
     "CREATE TABLE IF NOT EXISTS reports_stage1 AS SELECT * FROM reports LIMIT 0;"
-    "CREATE INDEX IF NOT EXISTS reports_stage0_time ON reports_stage0 (start_ms, host_id, end_ms);"
-    "CREATE INDEX IF NOT EXISTS reports_stage1_time ON reports_stage1 (start_ms, host_id, end_ms);"
     "CREATE TABLE IF NOT EXISTS stage_meta (k TEXT PRIMARY KEY, v INTEGER) STRICT;";
+
+/* The staging tables' one index, by --stage-key. time: report time, then host
+ * and end (near-append, as reports arrive in time order; a read by host scans
+ * every staged entry in its time range). arrival: the second a report
+ * arrived, then host (a second of arrivals is a small region, so still nearly
+ * appends; a read by host seeks once per second of the staging window). */
+static const char *const STAGE_INDEX_TIME =
+    "CREATE INDEX IF NOT EXISTS reports_stage0_key ON reports_stage0 (start_ms, host_id, end_ms);"
+    "CREATE INDEX IF NOT EXISTS reports_stage1_key ON reports_stage1 (start_ms, host_id, end_ms);";
+static const char *const STAGE_INDEX_ARRIVAL =
+    "CREATE INDEX IF NOT EXISTS reports_stage0_key ON reports_stage0 (received_ms / 1000, host_id);"
+    "CREATE INDEX IF NOT EXISTS reports_stage1_key ON reports_stage1 (received_ms / 1000, host_id);";
 
 #define REPORT_COLS                                                                                                    \
 	"host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, host_hist, series, iocost, dropped, "       \
@@ -226,8 +237,8 @@ static void advance(struct probe *p, int host)
 	h->end_ms = h->start_ms + p->o.interval_s * 1000;
 }
 
-/* History: fill_per_host reports of every host, round after round in a new
- * random host order, with small blobs (only the indexes' shape matters). */
+/* History: fill_per_host reports of every host, round after round in the
+ * hosts' arrival order, with small blobs (only the indexes' shape matters). */
 static int fill(struct probe *p)
 {
 	sqlite3_stmt *hi = prepare(p->db, "INSERT INTO hosts (id, machine_id, hostname, first_seen_ms, "
@@ -238,7 +249,6 @@ static int fill(struct probe *p)
 	if (!hi || !p->ins_direct || exec(p->db, "PRAGMA synchronous=OFF; BEGIN"))
 		goto out;
 	for (int r = 0; r < p->o.fill_per_host; r++) {
-		shuffle(p);
 		for (int i = 0; i < p->o.hosts; i++) {
 			int host = p->order[i];
 
@@ -521,10 +531,10 @@ static double pct(double *v, size_t n, double q)
 
 /* What the layout costs a reader: the median time of 51 queries for one
  * random host's last 15 minutes of series blobs, as the host page asks.
- * Staged reads both staging tables too, through their (start_ms, host_id)
- * index: every recent report's entry is scanned for the host's (a timing
- * only; rows a merge has copied are not told apart here). */
-static double host_read_ms(struct probe *p)
+ * Staged reads both staging tables too, through their index (a timing only;
+ * rows a merge has copied are not told apart here). With the arrival key, a
+ * recursive CTE lists the run's seconds (?3 to ?4) to seek. */
+static double host_read_ms(struct probe *p, int64_t first_s, int64_t last_s)
 {
 	static const char *const direct_sql =
 	    "SELECT count(*), sum(length(series)) FROM reports WHERE host_id = ?1 AND start_ms >= ?2";
@@ -532,7 +542,13 @@ static double host_read_ms(struct probe *p)
 	    "SELECT count(*), sum(length(series)) FROM (SELECT series FROM reports WHERE host_id = ?1 AND "
 	    "start_ms >= ?2 UNION ALL SELECT series FROM reports_stage0 WHERE host_id = ?1 AND start_ms >= ?2 "
 	    "UNION ALL SELECT series FROM reports_stage1 WHERE host_id = ?1 AND start_ms >= ?2)";
-	sqlite3_stmt *st = prepare(p->db, p->o.staged ? staged_sql : direct_sql);
+	static const char *const arrival_sql =
+	    "WITH RECURSIVE s(x) AS (SELECT ?3 UNION ALL SELECT x + 1 FROM s WHERE x < ?4) "
+	    "SELECT count(*), sum(length(series)) FROM (SELECT series FROM reports WHERE host_id = ?1 AND "
+	    "start_ms >= ?2 UNION ALL SELECT r.series FROM s JOIN reports_stage0 r ON r.received_ms / 1000 = s.x "
+	    "AND r.host_id = ?1 WHERE r.start_ms >= ?2 UNION ALL SELECT r.series FROM s JOIN reports_stage1 r "
+	    "ON r.received_ms / 1000 = s.x AND r.host_id = ?1 WHERE r.start_ms >= ?2)";
+	sqlite3_stmt *st = prepare(p->db, !p->o.staged ? direct_sql : p->o.arrival_key ? arrival_sql : staged_sql);
 	double ms[51];
 
 	if (!st)
@@ -543,6 +559,10 @@ static double host_read_ms(struct probe *p)
 
 		sqlite3_bind_int(st, 1, host + 1);
 		sqlite3_bind_int64(st, 2, p->hosts[host].end_ms - 15 * 60 * 1000);
+		if (p->o.staged && p->o.arrival_key) {
+			sqlite3_bind_int64(st, 3, first_s);
+			sqlite3_bind_int64(st, 4, last_s);
+		}
 		while (sqlite3_step(st) == SQLITE_ROW)
 			;
 		sqlite3_reset(st);
@@ -594,7 +614,7 @@ static int run(struct probe *p)
 
 	if (!lat)
 		return -1;
-	shuffle(p);
+	p->order_pos = 0;
 	checkpointer_stop = 0;
 	pthread_create(&ck, NULL, checkpointer, (void *)p->o.db);
 	cpu0 = cpu_s();
@@ -631,7 +651,7 @@ static int run(struct probe *p)
 			int64_t received = (int64_t)((start + (double)(done + i) / p->o.rate) * 1e3);
 
 			if (p->order_pos == p->o.hosts)
-				shuffle(p);
+				p->order_pos = 0;
 			advance(p, host);
 			if (p->o.staged ? put_staged(p, host, received) : put_direct(p, host, received))
 				goto out;
@@ -650,12 +670,18 @@ static int run(struct probe *p)
 	{
 		double wall = now_s() - start, cpu = cpu_s() - cpu0;
 		long long w = io_wchar() - w0;
-		double read_ms = host_read_ms(p), list_ms = hosts_list_ms(p);
+		double read_ms = host_read_ms(p, (int64_t)start, (int64_t)(start + wall) + 1);
+		double list_ms = hosts_list_ms(p);
 
 		printf("layout=%s%s hosts=%d fill_per_host=%d rate=%d seconds=%d reports=%zu wall_s=%.1f "
 		       "cpu_us_per_report=%.1f written_bytes_per_report=%.0f p50_ms=%.1f p99_ms=%.1f max_ms=%.1f",
-		       p->o.staged ? "staged" : "direct", p->o.staged && p->o.piggyback ? "-piggyback" : "", p->o.hosts,
-		       p->o.fill_per_host, p->o.rate, p->o.seconds, total, wall, cpu / (double)total * 1e6,
+		       p->o.staged ? "staged" : "direct",
+		       !p->o.staged                         ? ""
+		       : p->o.piggyback && p->o.arrival_key ? "-piggyback-arrival"
+		       : p->o.piggyback                     ? "-piggyback"
+		       : p->o.arrival_key                   ? "-arrival"
+							    : "",
+		       p->o.hosts, p->o.fill_per_host, p->o.rate, p->o.seconds, total, wall, cpu / (double)total * 1e6,
 		       (double)w / (double)total, pct(lat, total, 0.5), pct(lat, total, 0.99), pct(lat, total, 1.0));
 		if (p->o.staged)
 			printf(" merge_chunks=%zu chunk_p50_ms=%.1f chunk_max_ms=%.1f freeze_max_ms=%.1f",
@@ -686,6 +712,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "merge-s", required_argument, NULL, 'm' },
 		{ "chunk-rows", required_argument, NULL, 'c' },
 		{ "piggyback", no_argument, NULL, 'p' },
+		{ "stage-key", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -736,6 +763,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'p':
 			o->piggyback = true;
 			break;
+		case 'K':
+			o->arrival_key = !strcmp(optarg, "arrival");
+			break;
 		default:
 			return -1;
 		}
@@ -756,7 +786,7 @@ static int prepare_all(struct probe *p)
 					"WHERE id = ?1 AND last_start_ms <= ?2");
 	if (!p->o.staged)
 		return p->ins_direct && p->host_update ? 0 : -1;
-	if (exec(p->db, STAGED_SCHEMA))
+	if (exec(p->db, STAGED_SCHEMA) || exec(p->db, p->o.arrival_key ? STAGE_INDEX_ARRIVAL : STAGE_INDEX_TIME))
 		return -1;
 	for (int i = 0; i < 2; i++) {
 		snprintf(sql, sizeof(sql), "INSERT INTO reports_stage%d (" REPORT_COLS ") VALUES (" REPORT_VALUES ")",
@@ -800,17 +830,23 @@ int main(int argc, char **argv)
 	if (parse(argc, argv, &p.o)) {
 		fprintf(stderr, "usage: layout_probe --db FILE (--fill | --layout direct|staged --rate R --seconds S) "
 				"[--hosts N] [--fill-per-host K] [--interval-s S] [--linger-ms M] [--merge-s S] "
-				"[--chunk-rows N] [--piggyback]\n");
+				"[--chunk-rows N] [--piggyback] [--stage-key time|arrival]\n");
 		return 2;
 	}
 	p.hosts = calloc((size_t)p.o.hosts, sizeof(*p.hosts));
 	p.order = malloc((size_t)p.o.hosts * sizeof(*p.order));
 	if (!p.hosts || !p.order || sqlite3_open(p.o.db, &p.db) != SQLITE_OK)
 		goto out;
-	for (int i = 0; i < p.o.hosts; i++) {
+	/* Each agent reports at its own phase of the interval, the phases spread
+	 * evenly, in an order unrelated to the hosts' numbers (agents restart
+	 * and start their intervals anew at different times): the reports of one
+	 * commit are of hosts far apart in every per-host index. The same seed
+	 * gives the fill and the runs the same phases. */
+	for (int i = 0; i < p.o.hosts; i++)
 		p.order[i] = i;
-		p.hosts[i].end_ms = 1700000000000LL;
-	}
+	shuffle(&p);
+	for (int k = 0; k < p.o.hosts; k++)
+		p.hosts[p.order[k]].end_ms = 1700000000000LL + (int64_t)k * p.o.interval_s * 1000 / p.o.hosts;
 	if (exec(p.db, "PRAGMA page_size=8192; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
 		       "PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY; PRAGMA wal_autocheckpoint=0") ||
 	    exec(p.db, SCHEMA) || prepare_all(&p))
