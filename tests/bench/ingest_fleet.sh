@@ -43,8 +43,6 @@ trap cleanup EXIT
 cmake --build "$build" -j "$(nproc)" --target schedio-server loadgen bench_fill >/dev/null
 loadgen=$build/bench/loadgen
 
-field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
-median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 echo "== filling a database: $fill_hosts hosts, $fill_hours h at $fill_interval_s s (bench_fill)"
 "$build/bench/bench_fill" --db "$work/filled.db" --hosts "$fill_hosts" --hours "$fill_hours" \
@@ -73,10 +71,10 @@ run() { # CASE: prints "cpu_us wbytes p50 p99 errors"
 	wait "$pid" || true
 	pid=
 	echo "  $c: $out" >&2
-	n=$(echo "$out" | field reports)
+	n=$(echo "$out" | bench_field reports)
 	n=$((n > 0 ? n : 1))
-	echo "$(((t1 - t0) * 10000 / n)) $(((w1 - w0) / n)) $(echo "$out" | field p50) $(echo "$out" | field p99)" \
-		"$(echo "$out" | field errors)"
+	echo "$(((t1 - t0) * 10000 / n)) $(((w1 - w0) / n))" \
+		"$(echo "$out" | bench_field p50) $(echo "$out" | bench_field p99) $(echo "$out" | bench_field errors)"
 }
 
 cases="fresh-ordered fresh-shuffled filled"
@@ -88,7 +86,7 @@ for _ in $(seq "$runs"); do
 done
 for c in $cases; do
 	printf '%s cpu_per_report_us=%s written_bytes_per_report=%s ack_p50_ms=%s ack_p99_ms=%s errors=%s p99_runs=%s\n' "$c" \
-		"$(cut -d' ' -f1 "$work/$c" | median)" "$(cut -d' ' -f2 "$work/$c" | median)" \
-		"$(cut -d' ' -f3 "$work/$c" | median)" "$(cut -d' ' -f4 "$work/$c" | median)" \
-		"$(cut -d' ' -f5 "$work/$c" | median)" "$(cut -d' ' -f4 "$work/$c" | paste -sd/)"
+		"$(cut -d' ' -f1 "$work/$c" | bench_median)" "$(cut -d' ' -f2 "$work/$c" | bench_median)" \
+		"$(cut -d' ' -f3 "$work/$c" | bench_median)" "$(cut -d' ' -f4 "$work/$c" | bench_median)" \
+		"$(cut -d' ' -f5 "$work/$c" | bench_median)" "$(cut -d' ' -f4 "$work/$c" | paste -sd/)"
 done

@@ -69,7 +69,6 @@ struct merge {
 	int active;
 	int frozen;   /* being merged, -1: none */
 	int draining; /* merged, its rows being deleted slice by slice, -1: none */
-	size_t n_rows;
 	size_t next_row;
 	double next_freeze;
 	double *chunk_ms;
@@ -368,7 +367,6 @@ static int freeze(struct probe *p)
 	f = &p->stage[p->m.frozen];
 	if (sort_by_host(p, f))
 		return -1;
-	p->m.n_rows = f->n;
 	p->m.next_row = 0;
 	ms = (now_s() - t0) * 1e3;
 	if (ms > p->m.sort_ms_max)
@@ -402,9 +400,9 @@ static int merge_rows(struct probe *p, size_t rows)
 	int last_host = -1;
 	char sql[128];
 
-	if (end >= p->m.n_rows)
-		end = p->m.n_rows;
-	while (end < p->m.n_rows && end > 0 && f->pairs[2 * end] == f->pairs[2 * end - 2])
+	if (end >= f->n)
+		end = f->n;
+	while (end < f->n && end > 0 && f->pairs[2 * end] == f->pairs[2 * end - 2])
 		end++;
 	for (size_t i = p->m.next_row; i < end; i++) {
 		int host = (int)f->pairs[2 * i] - 1;
@@ -424,11 +422,11 @@ static int merge_rows(struct probe *p, size_t rows)
 	/* Reads would skip the frozen table's hosts below the watermark, and all
 	 * of it once merged (-1). */
 	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO stage_meta VALUES ('merged_below_host', %d)",
-		 end < p->m.n_rows ? (int)f->pairs[2 * end] : -1);
+		 end < f->n ? (int)f->pairs[2 * end] : -1);
 	if (exec(p->db, sql))
 		return -1;
 	p->m.next_row = end;
-	if (end == p->m.n_rows) {
+	if (end == f->n) {
 		/* The frozen table's keys leave the duplicate set: they are in reports now. */
 		memset(f->keys, 0, 2 * p->stage_cap * sizeof(*f->keys));
 		f->n = 0;

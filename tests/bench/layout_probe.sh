@@ -4,8 +4,8 @@
 # FILL_PER_HOST (default 60) reports of each of HOSTS (default 50,000) hosts,
 # at RATE (default 5,000) reports/s: a fleet of HOSTS agents at 10 s, each at
 # its own phase of the interval, in an order unrelated to the hosts' numbers
-# (agents restart at different times); SECONDS_PER_RUN (default 100) a run, RUNS (default 2) rounds
-# alternating. Per variant the median of each figure over its runs (CPU of
+# (agents restart at different times); SECONDS_PER_RUN (default 100) a run,
+# RUNS (default 2) rounds alternating. Per variant the median of each figure over its runs (CPU of
 # the probe's process per report, bytes it wrote per report, ack p50/p99, and
 # right after the run, a host's last 15 minutes and the hosts list's last
 # report times read), and every run's p99:
