@@ -18,7 +18,6 @@
 # The filled database is made once (about 2.5 min and 2.3 GB for the default)
 # and copied before each run; every run starts after a sync, so the writeback
 # of that copy does not stall the server's fsyncs.
-# CASES picks some of them (default all three).
 #   usage: tests/bench/ingest_fleet.sh [BUILD_DIR]   (default ./build-rel)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -78,7 +77,7 @@ run() { # CASE: prints "cpu_us wbytes p50 p99 errors"
 		"$(echo "$out" | bench_field p50) $(echo "$out" | bench_field p99) $(echo "$out" | bench_field errors)"
 }
 
-cases=${CASES:-fresh-ordered fresh-shuffled filled}
+cases="fresh-ordered fresh-shuffled filled"
 echo "== $rate reports/s for $secs s, $runs rounds over: $cases"
 for _ in $(seq "$runs"); do
 	for c in $cases; do
