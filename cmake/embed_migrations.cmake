@@ -19,3 +19,5 @@ string(APPEND body "\nconst struct migration migrations_${BACKEND}[] = {\n${tabl
 file(WRITE ${OUT}.tmp "${body}")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
 file(REMOVE ${OUT}.tmp)
+# Newer than what it was made from, even when unchanged: else the build runs this again every time.
+file(TOUCH_NOCREATE ${OUT})

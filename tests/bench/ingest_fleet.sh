@@ -18,6 +18,10 @@
 # The filled database is made once (about 2.5 min and 2.3 GB for the default)
 # and copied before each run; every run starts after a sync, so the writeback
 # of that copy does not stall the server's fsyncs.
+# CASES picks some of them (default all three). BASE_BUILD names a second
+# build (another checkout's, e.g. a change against main): every case then runs
+# on both, alternating, each build on a database it filled itself, and the
+# summary has a line per case and build (case@base, case@build).
 #   usage: tests/bench/ingest_fleet.sh [BUILD_DIR]   (default ./build-rel)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,26 +46,35 @@ trap cleanup EXIT
 [ -f "$build/CMakeCache.txt" ] || cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j "$(nproc)" --target schedio-server loadgen bench_fill >/dev/null
 loadgen=$build/bench/loadgen
+cases=${CASES:-fresh-ordered fresh-shuffled filled}
+builds=build
+declare -A dir=([build]=$build)
+if [ -n "${BASE_BUILD:-}" ]; then
+	dir[base]=$(cd "$BASE_BUILD" && pwd)
+	builds="base build"
+fi
 
+for b in $builds; do
+	case " $cases " in *" filled "*) ;; *) break ;; esac
+	echo "== filling a database with the $b: $fill_hosts hosts, $fill_hours h at $fill_interval_s s (bench_fill)"
+	"${dir[$b]}/bench/bench_fill" --db "$work/filled-$b.db" --hosts "$fill_hosts" --hours "$fill_hours" \
+		--interval-s "$fill_interval_s" |
+		sed -n 1p
+done
 
-echo "== filling a database: $fill_hosts hosts, $fill_hours h at $fill_interval_s s (bench_fill)"
-"$build/bench/bench_fill" --db "$work/filled.db" --hosts "$fill_hosts" --hours "$fill_hours" \
-	--interval-s "$fill_interval_s" |
-	sed -n 1p
-
-run() { # CASE: prints "cpu_us wbytes p50 p99 errors"
-	local c=$1 out t0 t1 w0 w1 n args=(--hosts 20000)
+run() { # CASE BUILD: prints "cpu_us wbytes p50 p99 errors"
+	local c=$1 b=$2 out t0 t1 w0 w1 n args=(--hosts 20000)
 	rm -f "$work"/run.db*
 	case $c in
 	fresh-shuffled) args+=(--shuffle) ;;
 	filled)
-		cp "$work/filled.db" "$work/run.db"
+		cp "$work/filled-$b.db" "$work/run.db"
 		# bench_fill sent each host one report an interval, seq 1 upwards
 		args=(--hosts "$fill_hosts" --host-prefix fill --seq-from $((fill_hours * 3600 / fill_interval_s + 1)))
 		;;
 	esac
 	sync # the copy's (and earlier runs') writeback must not stall this run's fsyncs
-	bench_server_start "$work" "$build/bin/schedio-server" "$work/run.db"
+	bench_server_start "$work" "${dir[$b]}/bin/schedio-server" "$work/run.db"
 	t0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
 	w0=$(awk '/^wchar/ {print $2}' "/proc/$pid/io")
 	out=$("$loadgen" --url "$url" --rate "$rate" --duration "$secs" --concurrency 512 "${args[@]}" 2>/dev/null || true)
@@ -70,23 +83,28 @@ run() { # CASE: prints "cpu_us wbytes p50 p99 errors"
 	kill "$pid"
 	wait "$pid" || true
 	pid=
-	echo "  $c: $out" >&2
+	echo "  $c@$b: $out" >&2
 	n=$(echo "$out" | bench_field reports)
 	n=$((n > 0 ? n : 1))
 	echo "$(((t1 - t0) * 10000 / n)) $(((w1 - w0) / n))" \
 		"$(echo "$out" | bench_field p50) $(echo "$out" | bench_field p99) $(echo "$out" | bench_field errors)"
 }
 
-cases="fresh-ordered fresh-shuffled filled"
-echo "== $rate reports/s for $secs s, $runs rounds over: $cases"
+echo "== $rate reports/s for $secs s, $runs rounds over: $cases (builds: $builds)"
 for _ in $(seq "$runs"); do
 	for c in $cases; do
-		run "$c" >>"$work/$c"
+		for b in $builds; do
+			run "$c" "$b" >>"$work/$c@$b"
+		done
 	done
 done
 for c in $cases; do
-	printf '%s cpu_per_report_us=%s written_bytes_per_report=%s ack_p50_ms=%s ack_p99_ms=%s errors=%s p99_runs=%s\n' "$c" \
-		"$(cut -d' ' -f1 "$work/$c" | bench_median)" "$(cut -d' ' -f2 "$work/$c" | bench_median)" \
-		"$(cut -d' ' -f3 "$work/$c" | bench_median)" "$(cut -d' ' -f4 "$work/$c" | bench_median)" \
-		"$(cut -d' ' -f5 "$work/$c" | bench_median)" "$(cut -d' ' -f4 "$work/$c" | paste -sd/)"
+	for b in $builds; do
+		[ "$builds" = build ] && label=$c || label=$c@$b
+		f=$work/$c@$b
+		printf '%s cpu_per_report_us=%s written_bytes_per_report=%s ack_p50_ms=%s ack_p99_ms=%s errors=%s p99_runs=%s\n' \
+			"$label" "$(cut -d' ' -f1 "$f" | bench_median)" "$(cut -d' ' -f2 "$f" | bench_median)" \
+			"$(cut -d' ' -f3 "$f" | bench_median)" "$(cut -d' ' -f4 "$f" | bench_median)" \
+			"$(cut -d' ' -f5 "$f" | bench_median)" "$(cut -d' ' -f4 "$f" | paste -sd/)"
+	done
 done
