@@ -15,11 +15,12 @@
 #   filled          a database holding FILL_HOURS (default 3) of FILL_HOSTS (default
 #                   1,000) hosts at 10 s (bench_fill), continued by those hosts in order,
 #                   so every host's newest index entries are on pages of their own
-# The filled database is made once (about 2.5 min and 2.3 GB for the default)
+# The filled database is made once a build (about 2.5 min and 2.3 GB for the default)
 # and copied before each run; every run starts after a sync, so the writeback
 # of that copy does not stall the server's fsyncs.
 # CASES picks some of them (default all three). BASE_BUILD names a second
-# build (another checkout's, e.g. a change against main): every case then runs
+# build, already built (another checkout's, e.g. main against a change, as the
+# base): every case then runs
 # on both, alternating, each build on a database it filled itself, and the
 # summary has a line per case and build (case@base, case@build).
 #   usage: tests/bench/ingest_fleet.sh [BUILD_DIR]   (default ./build-rel)
