@@ -49,7 +49,6 @@ mkdir -p /etc
 
 # One scheduler's load, checks and unload; its FAIL lines are collected in
 # $tries_failed instead of printed, so that the caller can give it a second try.
-tries_failed=
 try_fail() { tries_failed="$tries_failed
 FAIL: $*"; }
 try_sched() { # SCHED OPS ARGS
