@@ -4,7 +4,7 @@
  * is idle. Used for the 24-hour fleet query (1,000 hosts) and to measure
  * database growth per host-day. Prints what it did and the bytes each
  * storage level takes per host-day.
- *   bench_fill --db FILE --hosts N --hours H --interval-s S
+ *   bench_fill --db FILE --hosts N (--hours H | --minutes M) --interval-s S
  */
 #include <getopt.h>
 #include <sqlite3.h>
@@ -48,11 +48,12 @@ int main(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "hours", required_argument, NULL, 'h' },
+		{ "minutes", required_argument, NULL, 'm' },
 		{ "interval-s", required_argument, NULL, 'i' },
 		{ 0 },
 	};
 	const char *path = NULL;
-	unsigned hosts = 10, hours = 24, interval_s = 10;
+	unsigned hosts = 10, span_min = 24 * 60, interval_s = 10;
 	struct report reps[BATCH], *ptrs[BATCH];
 	int results[BATCH], c, n = 0, rc = 1;
 	char *tails[TAILS], err[512];
@@ -71,7 +72,10 @@ int main(int argc, char **argv)
 			hosts = (unsigned)atoi(optarg);
 			break;
 		case 'h':
-			hours = (unsigned)atoi(optarg);
+			span_min = (unsigned)atoi(optarg) * 60;
+			break;
+		case 'm':
+			span_min = (unsigned)atoi(optarg);
 			break;
 		case 'i':
 			interval_s = (unsigned)atoi(optarg);
@@ -80,8 +84,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!path || !hosts || !hours || !interval_s) {
-		fprintf(stderr, "usage: bench_fill --db FILE --hosts N --hours H --interval-s S\n");
+	if (!path || !hosts || !span_min || !interval_s) {
+		fprintf(stderr, "usage: bench_fill --db FILE --hosts N (--hours H | --minutes M) --interval-s S\n");
 		return 2;
 	}
 	db = sqlite_db_open(path, err, sizeof(err));
@@ -94,7 +98,7 @@ int main(int argc, char **argv)
 		tails[i] = bench_tail();
 	end_ms = ingest_now_ms();
 	end_ms -= end_ms % 60000;
-	start_ms = end_ms - (long long)hours * 3600000;
+	start_ms = end_ms - (long long)span_min * 60000;
 	t0 = now_s();
 	for (long long t = start_ms, seq = 1; t < end_ms; t += interval_s * 1000LL, seq++) {
 		for (unsigned h = 0; h < hosts; h++) {
@@ -135,7 +139,7 @@ int main(int argc, char **argv)
 	t2 = now_s();
 	if (c < 0)
 		goto out;
-	host_days = (double)hosts * hours / 24.0;
+	host_days = (double)hosts * span_min / 1440.0;
 	{
 		double reports_b = query_d(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'reports%' OR "
 					       "name = 'sqlite_autoindex_reports_1'");
@@ -151,11 +155,11 @@ int main(int argc, char **argv)
 		/* At the default retention a host keeps 2 days raw, 14 days of minutes, 365 of hours. */
 		double steady = 2 * raw_d + 14 * min_d + 365 * hour_d;
 
-		printf("filled reports=%lld hosts=%u hours=%u interval_s=%u store_rate=%.0f/s rollup_s=%.1f\n", count,
-		       hosts, hours, interval_s, (double)count / (t1 - t0), t2 - t1);
+		printf("filled reports=%lld hosts=%u hours=%g interval_s=%u store_rate=%.0f/s rollup_s=%.1f\n", count,
+		       hosts, span_min / 60.0, interval_s, (double)count / (t1 - t0), t2 - t1);
 		printf("bytes_per_host_day raw=%.0f minute=%.0f hour=%.0f all_levels=%.0f (fleet rollups: %.0f per day "
 		       "for the whole fleet)\n",
-		       raw_d, min_d, hour_d, raw_d + min_d + hour_d, fleet_b / ((double)hours / 24.0));
+		       raw_d, min_d, hour_d, raw_d + min_d + hour_d, fleet_b / (span_min / 1440.0));
 		printf("at_default_retention growth_per_host_day=%.0f (once the 48 h raw and 14 d minute windows are "
 		       "full only the hour level grows) footprint_per_host_at_steady_state=%.0f\n",
 		       hour_d, steady);

@@ -15,7 +15,13 @@
 #   filled          a database holding FILL_HOURS (default 3) of FILL_HOSTS (default
 #                   1,000) hosts at 10 s (bench_fill), continued by those hosts in order,
 #                   so every host's newest index entries are on pages of their own
-# The filled database is made once a build (about 2.5 min and 2.3 GB for the default)
+#   fleet           the fleet that RATE reports/s at 10 s stands for: a database holding
+#                   FLEET_MINUTES (default 10) of FLEET_HOSTS (default 50,000) hosts at
+#                   10 s, continued by those hosts, each round in a new random order
+#                   (so a commit's reports land on unrelated pages of every per-host
+#                   index and of hosts). Not in the default CASES: its fill takes ~8 min
+#                   and ~5 GB a build, and a BASE_BUILD's bench_fill must know --minutes.
+# A filled database is made once a build (about 2.5 min and 2.3 GB for the default)
 # and copied before each run; every run starts after a sync, so the writeback
 # of that copy does not stall the server's fsyncs.
 # CASES picks some of them (default all three). BASE_BUILD names a second
@@ -35,6 +41,8 @@ runs=${RUNS:-2}
 fill_hosts=${FILL_HOSTS:-1000}
 fill_hours=${FILL_HOURS:-3}
 fill_interval_s=10
+fleet_hosts=${FLEET_HOSTS:-50000}
+fleet_minutes=${FLEET_MINUTES:-10}
 work=$(mktemp -d /tmp/schedio-fleet.XXXXXX)
 pid=
 
@@ -55,12 +63,17 @@ if [ -n "${BASE_BUILD:-}" ]; then
 	builds="base build"
 fi
 
-for b in $builds; do
-	case " $cases " in *" filled "*) ;; *) break ;; esac
-	echo "== filling a database with the $b: $fill_hosts hosts, $fill_hours h at $fill_interval_s s (bench_fill)"
-	"${dir[$b]}/bench/bench_fill" --db "$work/filled-$b.db" --hosts "$fill_hosts" --hours "$fill_hours" \
-		--interval-s "$fill_interval_s" |
+fill() { # CASE BUILD HOSTS SPAN...: fills CASE's database for BUILD
+	local c=$1 b=$2 hosts=$3
+	shift 3
+	case " $cases " in *" $c "*) ;; *) return 0 ;; esac
+	echo "== filling the $c database with the $b: $hosts hosts ($*) at $fill_interval_s s (bench_fill)"
+	"${dir[$b]}/bench/bench_fill" --db "$work/$c-$b.db" --hosts "$hosts" "$@" --interval-s "$fill_interval_s" |
 		sed -n 1p
+}
+for b in $builds; do
+	fill filled "$b" "$fill_hosts" --hours "$fill_hours"
+	fill fleet "$b" "$fleet_hosts" --minutes "$fleet_minutes"
 done
 
 run() { # CASE BUILD: prints "cpu_us wbytes p50 p99 errors"
@@ -72,6 +85,11 @@ run() { # CASE BUILD: prints "cpu_us wbytes p50 p99 errors"
 		cp "$work/filled-$b.db" "$work/run.db"
 		# bench_fill sent each host one report an interval, seq 1 upwards
 		args=(--hosts "$fill_hosts" --host-prefix fill --seq-from $((fill_hours * 3600 / fill_interval_s + 1)))
+		;;
+	fleet)
+		cp "$work/fleet-$b.db" "$work/run.db"
+		args=(--hosts "$fleet_hosts" --host-prefix fill --shuffle
+			--seq-from $((fleet_minutes * 60 / fill_interval_s + 1)))
 		;;
 	esac
 	sync # the copy's (and earlier runs') writeback must not stall this run's fsyncs
