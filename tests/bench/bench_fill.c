@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "hours", required_argument, NULL, 'h' },
-		{ "minutes", required_argument, NULL, 'm' },
+		{ "minutes", required_argument, NULL, 'm' }, /* the span in minutes instead */
 		{ "interval-s", required_argument, NULL, 'i' },
 		{ 0 },
 	};
