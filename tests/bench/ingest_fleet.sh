@@ -20,7 +20,7 @@
 #                   10 s, continued by those hosts, each round in a new random order
 #                   (so a commit's reports land on unrelated pages of every per-host
 #                   index and of hosts). Not in the default CASES: its fill takes ~8 min
-#                   and ~5 GB a build, and a BASE_BUILD's bench_fill must know --minutes.
+#                   and 6.5 GB a build, and a BASE_BUILD's bench_fill must know --minutes.
 # A filled database is made once a build (about 2.5 min and 2.3 GB for the default)
 # and copied before each run; every run starts after a sync, so the writeback
 # of that copy does not stall the server's fsyncs.
