@@ -24,7 +24,7 @@
 # A filled database is made once a build (about 2.5 min and 2.3 GB for the default)
 # and copied before each run; every run starts after a sync, so the writeback
 # of that copy does not stall the server's fsyncs.
-# CASES picks some of them (default all three). BASE_BUILD names a second
+# CASES picks some of them (default the first three). BASE_BUILD names a second
 # build, already built (another checkout's, e.g. main against a change, as the
 # base): every case then runs
 # on both, alternating, each build on a database it filled itself, and the
