@@ -45,6 +45,8 @@
 #define INGEST_LINGER_BATCH 128
 /* The writer checkpoints when the queue is empty, or after this long without one. */
 #define INGEST_MAINTAIN_DEFER_US 1000000
+/* How long the writer waits without a report before the store's idle work (store_ops.idle). */
+#define INGEST_IDLE_US 1000000
 /* Retry-After stays within these seconds. */
 #define INGEST_RETRY_MIN_S 1
 #define INGEST_RETRY_MAX_S 60
@@ -265,10 +267,22 @@ static void linger(struct ingest *in)
 	in->lingering = false;
 }
 
+/* Waits, under in->mu, up to INGEST_IDLE_US for a report or the stop; 0 on the timeout. */
+static int idle_wait(struct ingest *in)
+{
+	int64_t until = ingest_mono_us() + INGEST_IDLE_US;
+	struct timespec ts = { .tv_sec = (time_t)(until / 1000000), .tv_nsec = (long)(until % 1000000) * 1000 };
+
+	while (!in->head && !in->stopping && ingest_mono_us() < until)
+		pthread_cond_timedwait(&in->cv, &in->mu, &ts);
+	return in->head || in->stopping;
+}
+
 static void *writer_main(void *arg)
 {
 	struct ingest *in = arg;
 	int64_t last_maintain = ingest_mono_us();
+	bool idle_work = in->st->ops->idle != NULL;
 
 	for (;;) {
 		struct ingest_job *late = NULL;
@@ -277,8 +291,18 @@ static void *writer_main(void *arg)
 		size_t n, left;
 
 		pthread_mutex_lock(&in->mu);
-		while (!in->head && !in->stopping)
-			pthread_cond_wait(&in->cv, &in->mu);
+		while (!in->head && !in->stopping) {
+			if (!idle_work) {
+				pthread_cond_wait(&in->cv, &in->mu);
+				continue;
+			}
+			/* The store's deferred work, once nothing has arrived for a while. */
+			if (idle_wait(in) || in->head || in->stopping)
+				continue;
+			pthread_mutex_unlock(&in->mu);
+			idle_work = in->st->ops->idle(in->st, ingest_now_ms()) > 0;
+			pthread_mutex_lock(&in->mu);
+		}
 		linger(in);
 		if (!in->head) {
 			pthread_mutex_unlock(&in->mu);
@@ -307,6 +331,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_lock(&in->mu);
 		if (n)
 			learn(in, n, took);
+		idle_work = in->st->ops->idle != NULL;
 		in->commit_t0_us = 0;
 		in->batch_done = gen;
 		left = in->queued;

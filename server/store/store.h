@@ -160,6 +160,9 @@ struct store_ops {
 	 * every 100 ms; otherwise from a writer between transactions, which does
 	 * it only when the background one has fallen far behind. */
 	int (*maintain)(struct store *st, bool background);
+	/* Optional (NULL: nothing to do): work a writer defers to when no report waits (SQLite: moving
+	 * staged reports into place); 1 if more remains, 0 if none, -1 on error. */
+	int (*idle)(struct store *st, int64_t now_ms);
 	/* Bytes the database takes on disk. */
 	int64_t (*size_bytes)(struct store *st);
 	/* Last error message of this handle. */

@@ -77,10 +77,20 @@ def query(db, sql):
 
 
 def undo_schema_after_16(db):
-    """Undoes what migrations after 16 added (0017: SSD result kinds), so that a
-    test taking a database back to an older schema can have them run again."""
+    """Undoes what migrations after 16 added (0017: SSD result kinds; SQLite's
+    0018: staged reports, whose rows go back into the one reports table), so
+    that a test taking a database back to an older schema can have them run again."""
     query(db, "ALTER TABLE ssd_results DROP COLUMN kind")
     query(db, "ALTER TABLE ssd_models DROP COLUMN quick")
+    if not is_pg(db):
+        cols = ("host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, host_hist, series, iocost, "
+                "dropped, incarnation, health")
+        for stmt in ["DROP VIEW reports"] + [
+                f"INSERT OR IGNORE INTO reports_main ({cols}) SELECT {cols} FROM reports_stage{t}" for t in (0, 1)] + [
+                "DROP TABLE reports_stage0", "DROP TABLE reports_stage1", "DROP TABLE reports_stage_state",
+                "DELETE FROM sqlite_stat1 WHERE tbl LIKE 'reports_stage%'",
+                "ALTER TABLE reports_main RENAME TO reports"]:
+            query(db, stmt)
 
 
 def binary(name):

@@ -3,14 +3,18 @@ a restart every report that got a 2xx is stored, the database passes
 PRAGMA integrity_check, and re-sending an acknowledged report is a duplicate.
 SIGTERM under load (reports and queries on kept-alive connections) exits 0
 every time, answers 200 or 503 until the sockets close, and keeps every report
-it acknowledged."""
+it acknowledged. On SQLite the kill also lands while staged reports move
+into reports_main (schema/sqlite/0018), with a move every 200 ms: afterwards
+each report is there exactly once."""
 import http.client
+import os
 import signal
 import threading
 import time
 import unittest
 
 import contract
+import harness
 from harness import Server, is_pg, main, query, request
 from report_factory import body, now_ms, report
 
@@ -19,6 +23,20 @@ GZ = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
 
 class Crash(unittest.TestCase):
     def test_kill_9_during_ingest_loses_no_acknowledged_report(self):
+        self.kill_9_during_ingest()
+
+    def test_kill_9_while_staged_reports_move(self):
+        if harness.BACKEND != "sqlite":
+            self.skipTest("staged reports are SQLite's (schema/sqlite/0018)")
+        old = dict(os.environ)
+        os.environ["SCHEDIO_SQLITE_STAGE_MS"] = "200"  # the server inherits it
+        try:
+            self.kill_9_during_ingest(moves=True)
+        finally:
+            os.environ.clear()
+            os.environ.update(old)
+
+    def kill_9_during_ingest(self, moves=False):
         s = Server("--open-ingest").start()
         acked = {}
         stop = threading.Event()
@@ -71,6 +89,10 @@ class Crash(unittest.TestCase):
                     self.assertEqual(r.json(), {"duplicate": True, "seq": seqs[-1]})
             s.stop()
             self.check_integrity(s.db)
+            self.assertEqual(query(s.db, "SELECT count(*) - count(DISTINCT host_id || '/' || incarnation || '/' || seq) "
+                                         "FROM reports")[0][0], 0, "a report stored twice")
+            if moves:
+                self.assertGreater(query(s.db, "SELECT count(*) FROM reports_main")[0][0], 0, "nothing was moved")
         finally:
             stop.set()
             s.cleanup()

@@ -435,9 +435,9 @@ class Health(unittest.TestCase):
             self.assertEqual(post(s, old).status, 200)
             s.stop()
             # Back to schema 11, as a server before this change left it.
+            undo_schema_after_16(s.db)
             query(s.db, "DROP TABLE scx_exits")
             query(s.db, "ALTER TABLE reports DROP COLUMN health")
-            undo_schema_after_16(s.db)
             query(s.db, "DELETE FROM schema_version WHERE version > 11" if is_pg(s.db) else "PRAGMA user_version = 11")
             s.start()
             self.assertEqual(post(s, self.r2).status, 200)

@@ -12,12 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/store/sqlite/reports_stage.h"
 #include "server/store/sqlite/sqlite_db.h"
 #include "server/store/store_sql.h"
 
 /* STORE_SQL_ROW_COLS and STORE_SQL_RAW_COLS with the per-cgroup blobs left out (scan_hist). */
 #define ROW_COLS_H "host_id, t, sched_group, kernel, host_hist, NULL, NULL"
 #define RAW_COLS_H "host_id, start_ms, sched_group, kernel, host_hist, NULL, NULL, end_ms"
+
+#define EXPIRE_RAW(table)                                                                                              \
+	"DELETE FROM " table " WHERE rowid IN (SELECT rowid FROM " table " r WHERE start_ms < ? "                      \
+	"AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "                                    \
+	"AND d.t = r.start_ms - r.start_ms % 60000) LIMIT ?)"
 
 static const char *const sql[STORE_SQLITE_COUNT] = {
 	[STORE_SQLITE_BEGIN] = "BEGIN IMMEDIATE",
@@ -40,10 +46,6 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	    "sched_ops = CASE WHEN ?8 IS NULL THEN sched_ops ELSE ?9 END, "
 	    "agent_version = coalesce(?10, agent_version), last_start_ms = ?11, last_end_ms = ?12 "
 	    "WHERE id = ?1 AND last_start_ms <= ?11",
-	[STORE_SQLITE_REPORT_INSERT] =
-	    "INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
-	    "host_hist, series, iocost, dropped, incarnation, health) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-	    "ON CONFLICT (host_id, incarnation, seq) DO NOTHING",
 	[STORE_SQLITE_DIRTY_INSERT] = "INSERT OR IGNORE INTO rollup_dirty (host_id, t) VALUES (?, ?)",
 	/* ?3: the seq this incarnation has reached; ?4: a restart's time, or NULL. */
 	[STORE_SQLITE_AGENT_PUT] = "UPDATE hosts SET agent_incarnation = ?2, agent_seq = ?3, "
@@ -78,11 +80,11 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	[STORE_SQLITE_DIRTY_SELECT] = "SELECT host_id, t FROM rollup_dirty ORDER BY t LIMIT ?",
 	[STORE_SQLITE_DIRTY_DELETE] = "DELETE FROM rollup_dirty WHERE host_id = ? AND t = ?",
 	/* A raw row whose minute waits for a redo (a late report committed after this
-	 * round's redo) stays until that redo has read it, as on PostgreSQL. */
-	[STORE_SQLITE_EXPIRE_RAW] =
-	    "DELETE FROM reports WHERE rowid IN (SELECT rowid FROM reports r WHERE start_ms < ? "
-	    "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "
-	    "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT ?)",
+	 * round's redo) stays until that redo has read it, as on PostgreSQL. The
+	 * staging tables (schema/sqlite/0018) hold late reports too. */
+	[STORE_SQLITE_EXPIRE_RAW] = EXPIRE_RAW("reports_main"),
+	[STORE_SQLITE_EXPIRE_STAGE0] = EXPIRE_RAW("reports_stage0"),
+	[STORE_SQLITE_EXPIRE_STAGE1] = EXPIRE_RAW("reports_stage1"),
 	[STORE_SQLITE_EXPIRE_ROLL] =
 	    "DELETE FROM rollups WHERE rowid IN (SELECT rowid FROM rollups WHERE level = ? AND t < ? "
 	    "LIMIT ?)",
@@ -251,28 +253,15 @@ static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int
 {
 	struct host_row h;
 	sqlite3_stmt *st;
+	bool dup;
 	int64_t id;
 
 	if (host_row(s, r, now_ms, &h))
 		return -1;
 	id = h.id;
-	st = store_sqlite_stmt(s, STORE_SQLITE_REPORT_INSERT);
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, (int64_t)r->seq);
-	sqlite3_bind_int64(st, 3, r->start_ms);
-	sqlite3_bind_int64(st, 4, r->end_ms);
-	sqlite3_bind_int64(st, 5, now_ms);
-	sqlite3_bind_text(st, 6, r->sched_group, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 7, r->kernel ? r->kernel : "", -1, SQLITE_STATIC);
-	bind_blob(st, 8, r->host_hist.p, r->host_hist.len, r->has_runqlat);
-	bind_blob(st, 9, r->series.p, r->series.len, r->has_runqlat);
-	bind_blob(st, 10, r->iocost.p, r->iocost.len, r->has_iocost);
-	sqlite3_bind_int64(st, 11, r->dropped);
-	sqlite3_bind_text(st, 12, r->incarnation, -1, SQLITE_STATIC);
-	bind_text(st, 13, r->health_json);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (reports_stage_put(s->stage, r, id, now_ms, &dup))
 		return -1;
-	if (sqlite3_changes(s->db) == 0) {
+	if (dup) {
 		*result = STORE_DUPLICATE;
 		return 0;
 	}
@@ -314,13 +303,31 @@ static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int
 	return 0;
 }
 
+/* The handle's staging of reports, made when it first writes some. SCHEDIO_SQLITE_STAGE_MS sets
+ * the period between moves (tests make it short); 0 or -1. */
+static int stage_open(struct store_sqlite *s)
+{
+	const char *period = getenv("SCHEDIO_SQLITE_STAGE_MS");
+
+	if (s->stage)
+		return 0;
+	s->stage = reports_stage_new(s->db);
+	if (!s->stage)
+		return -1;
+	if (period && *period)
+		reports_stage_set_period(s->stage, strtoll(period, NULL, 10));
+	return 0;
+}
+
 static int store_sqlite_put_reports(struct store *base, struct report *const *reps, size_t n, int *results,
 				    int64_t now_ms, int64_t minute_mark)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 
-	if (exec1(s, STORE_SQLITE_BEGIN))
+	if (stage_open(s) || exec1(s, STORE_SQLITE_BEGIN))
 		return -1;
+	if (reports_stage_begin(s->stage, now_ms))
+		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		results[i] = STORE_FAILED;
 		if (exec1(s, STORE_SQLITE_SAVEPOINT))
@@ -332,14 +339,33 @@ static int store_sqlite_put_reports(struct store *base, struct report *const *re
 		if (exec1(s, STORE_SQLITE_RELEASE))
 			goto fail;
 	}
+	/* A move that fails is rolled back on its own and tried again; the reports still commit. */
+	reports_stage_end(s->stage, n, now_ms);
 	if (exec1(s, STORE_SQLITE_COMMIT))
 		goto fail;
 	return 0;
 fail:
 	exec1(s, STORE_SQLITE_ROLLBACK);
+	reports_stage_abort(s->stage);
 	for (size_t i = 0; i < n; i++)
 		results[i] = STORE_FAILED;
 	return -1;
+}
+
+/* A transaction of staging work alone (reports_stage_end with no reports). */
+static int store_sqlite_idle(struct store *base, int64_t now_ms)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+
+	if (stage_open(s) || exec1(s, STORE_SQLITE_BEGIN))
+		return -1;
+	if (reports_stage_begin(s->stage, now_ms) || reports_stage_end(s->stage, 0, now_ms) ||
+	    exec1(s, STORE_SQLITE_COMMIT)) {
+		exec1(s, STORE_SQLITE_ROLLBACK);
+		reports_stage_abort(s->stage);
+		return -1;
+	}
+	return reports_stage_pending(s->stage);
 }
 
 static int store_sqlite_begin(struct store *base)
@@ -426,22 +452,40 @@ static int store_sqlite_dirty_take(struct store *base, int max, store_id_fn fn, 
 	return rc < 0 ? -1 : n;
 }
 
+/* The raw level lives in reports_main and the staging tables: up to max rows of them all. */
+static int expire_raw(struct store_sqlite *s, int64_t before_ms, int max)
+{
+	static const enum store_sqlite_stmt tables[] = { STORE_SQLITE_EXPIRE_RAW, STORE_SQLITE_EXPIRE_STAGE0,
+							 STORE_SQLITE_EXPIRE_STAGE1 };
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && n < max; i++) {
+		sqlite3_stmt *st = store_sqlite_stmt(s, tables[i]);
+		int rc;
+
+		sqlite3_bind_int64(st, 1, before_ms);
+		sqlite3_bind_int(st, 2, max - n);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return -1;
+		n += sqlite3_changes(s->db);
+	}
+	return n;
+}
+
 static int store_sqlite_expire(struct store *base, enum store_level lv, int64_t before_ms, int max)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 	sqlite3_stmt *st;
 	int rc, n;
 
-	if (lv == STORE_RAW) {
-		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_RAW);
-		sqlite3_bind_int64(st, 1, before_ms);
-		sqlite3_bind_int(st, 2, max);
-	} else {
-		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_ROLL);
-		sqlite3_bind_int(st, 1, lv);
-		sqlite3_bind_int64(st, 2, before_ms);
-		sqlite3_bind_int(st, 3, max);
-	}
+	if (lv == STORE_RAW)
+		return expire_raw(s, before_ms, max);
+	st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_ROLL);
+	sqlite3_bind_int(st, 1, lv);
+	sqlite3_bind_int64(st, 2, before_ms);
+	sqlite3_bind_int(st, 3, max);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -461,16 +505,12 @@ static int store_sqlite_expire(struct store *base, enum store_level lv, int64_t 
 		if (rc != SQLITE_DONE)
 			return -1;
 	}
-	if (lv != STORE_RAW) {
-		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_FLEET);
-		sqlite3_bind_int(st, 1, lv);
-		sqlite3_bind_int64(st, 2, before_ms);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
-			return -1;
-	}
-	return n;
+	st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_FLEET);
+	sqlite3_bind_int(st, 1, lv);
+	sqlite3_bind_int64(st, 2, before_ms);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? n : -1;
 }
 
 static int store_sqlite_meta_get(struct store *base, const char *key, int64_t *v)
@@ -549,6 +589,7 @@ static void store_sqlite_close(struct store *base)
 
 	if (!s)
 		return;
+	reports_stage_free(s->stage);
 	sqlite_db_close(s->db, s->st, STORE_SQLITE_COUNT);
 	free(s);
 }
@@ -578,6 +619,7 @@ static const struct store_ops store_sqlite_ops = {
 	.meta_get = store_sqlite_meta_get,
 	.meta_put = store_sqlite_meta_put,
 	.maintain = store_sqlite_maintain,
+	.idle = store_sqlite_idle,
 	.size_bytes = store_sqlite_size_bytes,
 	.errmsg = store_sqlite_errmsg,
 	.close = store_sqlite_close,

@@ -17,7 +17,6 @@ enum store_sqlite_stmt {
 	STORE_SQLITE_HOST_ID,
 	STORE_SQLITE_HOST_INSERT,
 	STORE_SQLITE_HOST_UPDATE,
-	STORE_SQLITE_REPORT_INSERT,
 	STORE_SQLITE_DIRTY_INSERT,
 	STORE_SQLITE_AGENT_PUT,
 	STORE_SQLITE_HOSTS_ALL,
@@ -41,6 +40,8 @@ enum store_sqlite_stmt {
 	STORE_SQLITE_DIRTY_SELECT,
 	STORE_SQLITE_DIRTY_DELETE,
 	STORE_SQLITE_EXPIRE_RAW,
+	STORE_SQLITE_EXPIRE_STAGE0,
+	STORE_SQLITE_EXPIRE_STAGE1,
 	STORE_SQLITE_EXPIRE_ROLL,
 	STORE_SQLITE_EXPIRE_FLEET,
 	STORE_SQLITE_META_GET,
@@ -67,7 +68,8 @@ struct store_sqlite {
 	struct store base;
 	sqlite3 *db;
 	sqlite3_stmt *st[STORE_SQLITE_COUNT];
-	int wal_frames; /* frames in the WAL after this handle's last commit */
+	int wal_frames;              /* frames in the WAL after this handle's last commit */
+	struct reports_stage *stage; /* the staging of reports, made by the first put_reports */
 };
 
 /* Resets and clears a statement's bindings before it is used again. */
