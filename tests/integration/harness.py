@@ -78,18 +78,26 @@ def query(db, sql):
 
 def undo_schema_after_16(db):
     """Undoes what migrations after 16 added (0017: SSD result kinds; SQLite's
-    0018: staged reports, whose rows go back into the one reports table), so
-    that a test taking a database back to an older schema can have them run again."""
+    0018: report keys staged and moved out of the reports table, which gets its
+    primary key and host index back), so that a test taking a database back to
+    an older schema can have them run again."""
     query(db, "ALTER TABLE ssd_results DROP COLUMN kind")
     query(db, "ALTER TABLE ssd_models DROP COLUMN quick")
     if not is_pg(db):
         cols = ("host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, host_hist, series, iocost, "
                 "dropped, incarnation, health")
-        for stmt in ["DROP VIEW reports"] + [
-                f"INSERT OR IGNORE INTO reports_main ({cols}) SELECT {cols} FROM reports_stage{t}" for t in (0, 1)] + [
-                "DROP TABLE reports_stage0", "DROP TABLE reports_stage1", "DROP TABLE reports_stage_state",
+        for stmt in [
+                "DROP VIEW report_ids_by_host", "DROP TABLE reports_stage0", "DROP TABLE reports_stage1",
+                "DROP TABLE reports_stage_state", "DROP TABLE report_keys", "DROP TABLE report_times",
                 "DELETE FROM sqlite_stat1 WHERE tbl LIKE 'reports_stage%'",
-                "ALTER TABLE reports_main RENAME TO reports"]:
+                "CREATE TABLE reports_old (host_id INTEGER NOT NULL, seq INTEGER NOT NULL, start_ms INTEGER NOT NULL, "
+                "end_ms INTEGER NOT NULL, received_ms INTEGER NOT NULL, sched_group TEXT NOT NULL, "
+                "kernel TEXT NOT NULL, host_hist BLOB, series BLOB, iocost BLOB, dropped INTEGER NOT NULL DEFAULT 0, "
+                "incarnation TEXT NOT NULL DEFAULT '', health TEXT, PRIMARY KEY (host_id, incarnation, seq)) STRICT",
+                f"INSERT INTO reports_old ({cols}) SELECT {cols} FROM reports ORDER BY id",
+                "DROP TABLE reports", "ALTER TABLE reports_old RENAME TO reports",
+                "CREATE INDEX reports_host_time ON reports (host_id, start_ms)",
+                "CREATE INDEX reports_time ON reports (start_ms)"]:
             query(db, stmt)
 
 

@@ -18,12 +18,12 @@ Responses are recorded with status, the headers that carry meaning (not Date)
 and the body (binary bodies as their length and SHA-256). One value is not
 pinned: PostgreSQL's database size on /metrics, which moves with autovacuum.
 
-On SQLite, reports are staged and moved into reports_main about once a
-minute (schema/sqlite/0018); under the frozen clock nothing moves, so the
-recording reads them all from the staging tables. A second run makes the
-period zero, so that the idle writer moves every report while the answers are
-read, and holds it to the same recording (but the file's size, which depends
-on where the rows are) and to every report moved in the end."""
+On SQLite, reports' keys by host are staged and moved into place about once
+a minute (schema/sqlite/0018); under the frozen clock nothing moves, so the
+recording reads hosts' reports through the staging tables. A second run makes
+the period zero, so that the idle writer moves every report's keys while the
+answers are read, and holds it to the same recording (but the file's size,
+which depends on where the keys are) and to every key moved in the end."""
 import copy
 import gzip
 import hashlib
@@ -190,7 +190,7 @@ def routes(ssd_ids):
 
 
 def without_size(text):
-    """text with the SQLite file's size on /metrics left out: it depends on where the rows are."""
+    """text with the SQLite file's size on /metrics left out: it depends on where the keys are."""
     return re.sub(r"^schedio_database_size_bytes \d+$", "schedio_database_size_bytes <where-the-rows-are>", text,
                   flags=re.M)
 
@@ -271,10 +271,10 @@ class GoldenApiTest(unittest.TestCase):
                 staged = stage()
                 if extra_env:  # read again once the idle writer has moved every report
                     moving = got
-                    wait_for(lambda: stage()[0] == 0, timeout=60, what="the staged reports to move")
+                    wait_for(lambda: stage()[0] == 0, timeout=60, what="the staged report keys to move")
                     staged, got = stage(), record(srv, paths)
                     self.assertEqual(without_size(moving), without_size(got),
-                                     "answers changed as the staged reports moved")
+                                     "answers changed as the staged report keys moved")
             srv.stop()
         finally:
             os.environ.clear()
@@ -300,17 +300,17 @@ class GoldenApiTest(unittest.TestCase):
 
     def test_same_answers_while_staged_reports_move(self):
         if harness.BACKEND != "sqlite":
-            self.skipTest("staged reports are SQLite's (schema/sqlite/0018)")
+            self.skipTest("staged report keys are SQLite's (schema/sqlite/0018)")
         got, (staged, stored) = self.answers({"SCHEDIO_SQLITE_STAGE_MS": "0"})
         self.assertGreater(stored, 0)
-        self.assertEqual(staged, 0, "the idle writer left reports in the staging tables")
+        self.assertEqual(staged, 0, "the idle writer left report keys in the staging tables")
         with open(os.path.join(GOLDEN_DIR, "api-sqlite.txt")) as f:
             want = f.read()
         got, want = without_size(got), without_size(want)
         if got != want:
             import difflib
             diff = "".join(list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "recorded", "now"))[:200])
-            self.fail("API answers differ from the recording once the staged reports moved:\n" + diff)
+            self.fail("API answers differ from the recording once the staged report keys moved:\n" + diff)
 
 
 if __name__ == "__main__":

@@ -1,37 +1,39 @@
-/* reports_stage.c - staged reports on SQLite (schema/sqlite/0018).
+/* reports_stage.c - staged report keys on SQLite (schema/sqlite/0018).
  *
- * Reports arrive in an order unrelated to their hosts. Written straight into
- * reports_main, each dirtied an 8 KiB page in each per-host index; appended to
- * a staging table, a commit dirties the pages at its ends. Every period the
- * active staging table is frozen (arrivals go to the other one), its rows are
- * copied into reports_main in host order, a share inside each ingest commit,
- * so each host's index pages are written once a period, and it is then emptied
- * the same way. merged_below (the state row) says which of a frozen table's
- * hosts are in reports_main already; the `reports` view reads each report from
- * exactly one place.
+ * Reports arrive in an order unrelated to their hosts. A report's row is
+ * appended to `reports` and stays there; were its keys by host written into
+ * their tables at once, each report would dirty an 8 KiB page of each. So its
+ * keys go to a staging table in arrival order first, and every period the
+ * active staging table is frozen (arrivals go to the other one) and its keys
+ * are copied into report_keys and report_times in host order, a share inside
+ * each ingest commit, so each host's key pages are written once a period; the
+ * frozen table is then emptied the same way. merged_below (the state row) says
+ * which of a frozen table's hosts are moved already; report_ids_by_host reads
+ * each report's keys from exactly one place.
  *
  * The writer's memory: a hash set of each staging table's report keys, which
- * is the duplicate check with a read of reports_main's primary key, and the
- * frozen table's (host, rowid) pairs in host order. It is rebuilt from the
- * tables when it may be stale: after a rollback, or when another connection
- * wrote staged reports (the state row's epoch says so). A key in the set is
- * checked against its row before it counts, so a row gone (a savepoint rolled
- * back, retention) never makes a report a duplicate; a pair moves its row only
- * if rowid and host both match, so a rowid reused after a rollback is moved at
- * its own host's turn.
+ * is the duplicate check with a read of report_keys, and the frozen table's
+ * (host, entry) pairs in host order. It is rebuilt from the tables when it
+ * may be stale: after a rollback, or when another connection staged reports
+ * (the state row's epoch says so). A key in the set is checked against its
+ * entry and row before it counts, so an entry gone (a savepoint rolled back)
+ * or a row gone (retention) never makes a report a duplicate; a pair moves
+ * its entry only if entry and host both match, so an entry rowid reused after
+ * a rollback is moved at its own host's turn.
  */
 #include "server/store/sqlite/reports_stage.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* merged_below of a staging table all of whose rows are in reports_main. */
+/* merged_below of a staging table all of whose entries are moved. */
 #define MERGED_ALL INT64_MAX
 
 enum {
 	RS_INS,
 	RS_HAS,
-	RS_MOVE,
+	RS_MOVE_KEY,
+	RS_MOVE_TIME,
 	RS_DRAIN,
 	RS_KEYS,
 	RS_ANY,
@@ -41,6 +43,7 @@ enum {
 enum {
 	RS_STATE_GET = 2 * RS_PER_TABLE,
 	RS_STATE_PUT,
+	RS_ROW_INS,
 	RS_MAIN_HAS,
 	RS_EPOCH_BUMP,
 	RS_SAVEPOINT,
@@ -49,14 +52,15 @@ enum {
 	RS_COUNT,
 };
 
-#define COLS                                                                                                           \
-	"host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, host_hist, series, iocost, dropped, "       \
-	"incarnation, health"
 #define TABLE_SQL(t)                                                                                                   \
-	"INSERT INTO reports_stage" #t " (" COLS ", arrival_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",     \
-	    "SELECT 1 FROM reports_stage" #t " WHERE rowid = ?1 AND host_id = ?2 AND incarnation = ?3 AND seq = ?4",   \
-	    "INSERT INTO reports_main (" COLS ") SELECT " COLS " FROM reports_stage" #t " WHERE rowid = ?1 "           \
-	    "AND host_id = ?2 ON CONFLICT (host_id, incarnation, seq) DO NOTHING",                                     \
+	"INSERT INTO reports_stage" #t " (host_id, incarnation, seq, start_ms, id, arrival_s) "                       \
+	"VALUES (?, ?, ?, ?, ?, ?)",                                                                                   \
+	    "SELECT 1 FROM reports_stage" #t " s JOIN reports r ON r.id = s.id WHERE s.rowid = ?1 "                    \
+	    "AND s.host_id = ?2 AND s.incarnation = ?3 AND s.seq = ?4",                                                \
+	    "INSERT OR REPLACE INTO report_keys (host_id, incarnation, seq, id) SELECT host_id, incarnation, seq, "     \
+	    "id FROM reports_stage" #t " WHERE rowid = ?1 AND host_id = ?2",                                           \
+	    "INSERT OR IGNORE INTO report_times (host_id, start_ms, id) SELECT host_id, start_ms, id "                  \
+	    "FROM reports_stage" #t " WHERE rowid = ?1 AND host_id = ?2",                                              \
 	    "DELETE FROM reports_stage" #t " WHERE rowid IN (SELECT rowid FROM reports_stage" #t                       \
 	    " ORDER BY rowid LIMIT ?1)",                                                                               \
 	    "SELECT rowid, host_id, incarnation, seq FROM reports_stage" #t " ORDER BY rowid",                         \
@@ -69,7 +73,12 @@ static const char *const sql[RS_COUNT] = {
 	[RS_STATE_PUT] = "UPDATE reports_stage_state SET active = ?1, merged_below0 = ?2, merged_below1 = ?3, "
 			 "epoch = ?4 WHERE id = 1",
 	[RS_EPOCH_BUMP] = "UPDATE reports_stage_state SET epoch = epoch + 1 WHERE id = 1",
-	[RS_MAIN_HAS] = "SELECT 1 FROM reports_main WHERE host_id = ?1 AND incarnation = ?2 AND seq = ?3",
+	[RS_ROW_INS] = "INSERT INTO reports (host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, "
+		       "host_hist, series, iocost, dropped, incarnation, health) "
+		       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	/* A moved key whose row retention took while it was staged is not a report. */
+	[RS_MAIN_HAS] = "SELECT 1 FROM report_keys k JOIN reports r ON r.id = k.id "
+			"WHERE k.host_id = ?1 AND k.incarnation = ?2 AND k.seq = ?3",
 	[RS_SAVEPOINT] = "SAVEPOINT stage",
 	[RS_RELEASE] = "RELEASE stage",
 	[RS_ROLLBACK_TO] = "ROLLBACK TO stage",
@@ -86,7 +95,7 @@ struct table {
 	size_t cap, n_keys;
 	int64_t (*pairs)[2]; /* (host_id, rowid), in arrival order; in host order once frozen */
 	size_t n_pairs, cap_pairs;
-	bool nonempty; /* holds rows (a merged one until emptied) */
+	bool nonempty; /* holds entries (a moved one until emptied) */
 };
 
 struct reports_stage {
@@ -225,7 +234,7 @@ static int load(struct reports_stage *g, int64_t now_ms)
 		struct table *t = &g->t[w];
 
 		table_clear(t);
-		if (g->below[w] == MERGED_ALL) { /* being emptied: only whether rows are left matters */
+		if (g->below[w] == MERGED_ALL) { /* being emptied: only whether entries are left matters */
 			st = stmt(g, w * RS_PER_TABLE + RS_ANY);
 			rc = sqlite3_step(st);
 			t->nonempty = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
@@ -356,7 +365,7 @@ int reports_stage_put(struct reports_stage *g, const struct report *r, int64_t h
 	*dup = false;
 	for (int w = 0; w < 2; w++) {
 		if (g->below[w] == MERGED_ALL)
-			continue; /* its rows are in reports_main, which is read below */
+			continue; /* its keys are in report_keys, which is read below */
 		rc = staged(g, w, h, host_id, r);
 		if (rc)
 			return rc < 0 ? -1 : (*dup = true, 0);
@@ -373,7 +382,7 @@ int reports_stage_put(struct reports_stage *g, const struct report *r, int64_t h
 	}
 	if (rc != SQLITE_DONE)
 		return -1;
-	st = stmt(g, g->active * RS_PER_TABLE + RS_INS);
+	st = stmt(g, RS_ROW_INS);
 	sqlite3_bind_int64(st, 1, host_id);
 	sqlite3_bind_int64(st, 2, (int64_t)r->seq);
 	sqlite3_bind_int64(st, 3, r->start_ms);
@@ -388,7 +397,17 @@ int reports_stage_put(struct reports_stage *g, const struct report *r, int64_t h
 	sqlite3_bind_text(st, 12, r->incarnation, -1, SQLITE_STATIC);
 	if (r->health_json)
 		sqlite3_bind_text(st, 13, r->health_json, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 14, now_ms / 1000);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	st = stmt(g, g->active * RS_PER_TABLE + RS_INS);
+	sqlite3_bind_int64(st, 1, host_id);
+	sqlite3_bind_text(st, 2, r->incarnation, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (int64_t)r->seq);
+	sqlite3_bind_int64(st, 4, r->start_ms);
+	sqlite3_bind_int64(st, 5, sqlite3_last_insert_rowid(g->db));
+	sqlite3_bind_int64(st, 6, now_ms / 1000);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -400,7 +419,7 @@ int reports_stage_put(struct reports_stage *g, const struct report *r, int64_t h
 	return 0;
 }
 
-/* Moves about `rows` of the frozen table's rows (whole hosts) into reports_main. */
+/* Moves about `rows` of the frozen table's entries (whole hosts) into report_keys and report_times. */
 static int move(struct reports_stage *g, int w, size_t rows)
 {
 	struct table *t = &g->t[w];
@@ -411,17 +430,19 @@ static int move(struct reports_stage *g, int w, size_t rows)
 	while (end < t->n_pairs && end > 0 && t->pairs[end][0] == t->pairs[end - 1][0])
 		end++;
 	for (size_t i = g->next; i < end; i++) {
-		st = stmt(g, w * RS_PER_TABLE + RS_MOVE);
-		sqlite3_bind_int64(st, 1, t->pairs[i][1]);
-		sqlite3_bind_int64(st, 2, t->pairs[i][0]);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
-			return -1;
+		for (int which = RS_MOVE_KEY; which <= RS_MOVE_TIME; which++) {
+			st = stmt(g, w * RS_PER_TABLE + which);
+			sqlite3_bind_int64(st, 1, t->pairs[i][1]);
+			sqlite3_bind_int64(st, 2, t->pairs[i][0]);
+			rc = sqlite3_step(st);
+			sqlite3_reset(st);
+			if (rc != SQLITE_DONE)
+				return -1;
+		}
 	}
 	g->next = end;
 	g->below[w] = end < t->n_pairs ? t->pairs[end][0] : MERGED_ALL;
-	if (g->below[w] == MERGED_ALL) { /* reports_main answers for its keys now */
+	if (g->below[w] == MERGED_ALL) { /* report_keys answers for its keys now */
 		free(t->keys);
 		free(t->pairs);
 		t->keys = NULL;
@@ -431,7 +452,7 @@ static int move(struct reports_stage *g, int w, size_t rows)
 	return 0;
 }
 
-/* Deletes up to `rows` of a moved table's oldest rows; an emptied table is ready to take arrivals. */
+/* Deletes up to `rows` of a moved table's oldest entries; an emptied table is ready to take arrivals. */
 static int drain(struct reports_stage *g, int w, size_t rows)
 {
 	sqlite3_stmt *st = stmt(g, w * RS_PER_TABLE + RS_DRAIN);
@@ -449,8 +470,8 @@ static int drain(struct reports_stage *g, int w, size_t rows)
 	return 0;
 }
 
-/* The staging work of one commit that took n reports. The move copies half again
- * as many rows as arrive, the emptying four times as many, so both are through
+/* The staging work of one commit that took n reports. The move copies twice as
+ * many keys as arrive, the emptying four times as many, so both are through
  * well within a period at a steady rate; an idle writer's step (n = 0) does more. */
 static int step(struct reports_stage *g, size_t n, int64_t now_ms)
 {
@@ -460,7 +481,7 @@ static int step(struct reports_stage *g, size_t n, int64_t now_ms)
 	int rc;
 
 	if (o->nonempty && g->below[other] != MERGED_ALL)
-		rc = move(g, other, n ? n + n / 2 + 64 : 4096);
+		rc = move(g, other, n ? 2 * n + 64 : 8192);
 	else if (o->nonempty)
 		rc = drain(g, other, n ? 4 * n + 256 : 16384);
 	else

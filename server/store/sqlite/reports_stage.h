@@ -1,8 +1,9 @@
-/* reports_stage.h - the SQLite store's staged reports (schema/sqlite/0018):
- * new reports are appended to the active staging table, and a frozen one is
- * moved into reports_main in host order inside the following ingest commits,
- * then emptied. The ingest writer keeps in memory which reports are staged
- * (the duplicate check) and the frozen table's rows in host order. */
+/* reports_stage.h - the SQLite store's staged report keys (schema/sqlite/0018):
+ * a new report's row is appended to reports and its keys to the active
+ * staging table; a frozen one's keys are moved into report_keys and
+ * report_times in host order inside the following ingest commits, then it is
+ * emptied. The ingest writer keeps in memory which reports are staged (the
+ * duplicate check) and the frozen table's entries in host order. */
 #ifndef SCHEDIO_SERVER_STORE_SQLITE_REPORTS_STAGE_H
 #define SCHEDIO_SERVER_STORE_SQLITE_REPORTS_STAGE_H
 
@@ -26,7 +27,7 @@ void reports_stage_free(struct reports_stage *g);
 void reports_stage_set_period(struct reports_stage *g, int64_t ms);
 /* Inside an ingest transaction, before its reports: reloads the memory when it is stale; 0 or -1. */
 int reports_stage_begin(struct reports_stage *g, int64_t now_ms);
-/* Stages report r of host host_id unless it is stored already (*dup set); 0 or -1. */
+/* Stores report r of host host_id and stages its keys, unless it is stored already (*dup set); 0 or -1. */
 int reports_stage_put(struct reports_stage *g, const struct report *r, int64_t host_id, int64_t now_ms, bool *dup);
 /* Before the commit of a transaction that took n reports (0: an idle writer's own transaction):
  * a share of the move (or of the emptying) sized to n, a freeze when one is due, the state row;

@@ -20,10 +20,11 @@
 #define ROW_COLS_H "host_id, t, sched_group, kernel, host_hist, NULL, NULL"
 #define RAW_COLS_H "host_id, start_ms, sched_group, kernel, host_hist, NULL, NULL, end_ms"
 
-#define EXPIRE_RAW(table)                                                                                              \
-	"DELETE FROM " table " WHERE rowid IN (SELECT rowid FROM " table " r WHERE start_ms < ? "                      \
-	"AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "                                    \
-	"AND d.t = r.start_ms - r.start_ms % 60000) LIMIT ?)"
+/* Reads by host go through report_ids_by_host (schema/sqlite/0018): the moved keys and the staged ones. */
+#define BY_HOST(cols) "SELECT " cols " FROM report_ids_by_host i JOIN reports r ON r.id = i.id "
+#define RAW_COLS_BY_HOST                                                                                               \
+	"i.host_id, i.start_ms, r.sched_group, r.kernel, r.host_hist, r.series, r.iocost, r.end_ms"
+#define RAW_COLS_H_BY_HOST "i.host_id, i.start_ms, r.sched_group, r.kernel, r.host_hist, NULL, NULL, r.end_ms"
 
 static const char *const sql[STORE_SQLITE_COUNT] = {
 	[STORE_SQLITE_BEGIN] = "BEGIN IMMEDIATE",
@@ -52,21 +53,29 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 				   "agent_restarted_ms = coalesce(?4, agent_restarted_ms) WHERE id = ?1",
 	[STORE_SQLITE_HOSTS_ALL] = "SELECT " STORE_SQL_HOST_COLS " FROM hosts ORDER BY hostname, machine_id",
 	[STORE_SQLITE_HOSTS_ONE] = STORE_SQL_HOSTS_ONE,
-	[STORE_SQLITE_REPORTS] = STORE_SQL_REPORTS,
-	[STORE_SQLITE_SCAN_RAW_HOST] = STORE_SQL_SCAN_RAW_HOST,
+	[STORE_SQLITE_REPORTS] = BY_HOST("r.seq, i.start_ms, r.end_ms, r.dropped") "WHERE i.host_id = $1 AND "
+						"i.start_ms >= $2 AND i.start_ms < $3 ORDER BY r.seq",
+	[STORE_SQLITE_SCAN_RAW_HOST] = BY_HOST(RAW_COLS_BY_HOST) "WHERE i.host_id = $1 AND i.start_ms >= $2 AND "
+							    "i.start_ms < $3 ORDER BY i.start_ms",
 	[STORE_SQLITE_SCAN_RAW_ALL] = "SELECT " STORE_SQL_RAW_COLS " FROM reports WHERE start_ms >= ? AND start_ms < ?",
 	[STORE_SQLITE_SCAN_ROLL_HOST] = STORE_SQL_SCAN_ROLL_HOST,
 	[STORE_SQLITE_SCAN_ROLL_ALL] =
 	    "SELECT " STORE_SQL_ROW_COLS " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
-	[STORE_SQLITE_SCAN_RAW_HOST_H] =
-	    "SELECT " RAW_COLS_H " FROM reports WHERE host_id = ? AND start_ms >= ? AND start_ms < ? "
-	    "ORDER BY start_ms",
+	[STORE_SQLITE_SCAN_RAW_HOST_H] = BY_HOST(RAW_COLS_H_BY_HOST) "WHERE i.host_id = ? AND i.start_ms >= ? AND "
+							       "i.start_ms < ? ORDER BY i.start_ms",
 	[STORE_SQLITE_SCAN_RAW_ALL_H] = "SELECT " RAW_COLS_H " FROM reports WHERE start_ms >= ? AND start_ms < ?",
 	[STORE_SQLITE_SCAN_ROLL_HOST_H] =
 	    "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? "
 	    "AND t < ? ORDER BY t",
 	[STORE_SQLITE_SCAN_ROLL_ALL_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
-	[STORE_SQLITE_LATEST] = STORE_SQL_LATEST,
+	/* Each part of report_ids_by_host in start order, merged: the latest is found without a sort. */
+	[STORE_SQLITE_LATEST] =
+	    "SELECT " STORE_SQL_RAW_COLS " FROM reports WHERE id = (SELECT id FROM ("
+	    "SELECT start_ms, id FROM report_times WHERE host_id = $1 UNION ALL "
+	    "SELECT start_ms, id FROM reports_stage0 WHERE host_id = $1 "
+	    "AND host_id >= (SELECT merged_below0 FROM reports_stage_state) UNION ALL "
+	    "SELECT start_ms, id FROM reports_stage1 WHERE host_id = $1 "
+	    "AND host_id >= (SELECT merged_below1 FROM reports_stage_state) ORDER BY start_ms DESC LIMIT 1))",
 	[STORE_SQLITE_HOSTS_IN_RAW] = "SELECT DISTINCT host_id FROM reports WHERE start_ms >= ? AND start_ms < ?",
 	[STORE_SQLITE_HOSTS_IN_ROLL] = "SELECT DISTINCT host_id FROM rollups WHERE level = ? AND t >= ? AND t < ?",
 	[STORE_SQLITE_FLEET_SCAN] =
@@ -80,11 +89,12 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	[STORE_SQLITE_DIRTY_SELECT] = "SELECT host_id, t FROM rollup_dirty ORDER BY t LIMIT ?",
 	[STORE_SQLITE_DIRTY_DELETE] = "DELETE FROM rollup_dirty WHERE host_id = ? AND t = ?",
 	/* A raw row whose minute waits for a redo (a late report committed after this
-	 * round's redo) stays until that redo has read it, as on PostgreSQL. The
-	 * staging tables (schema/sqlite/0018) hold late reports too. */
-	[STORE_SQLITE_EXPIRE_RAW] = EXPIRE_RAW("reports_main"),
-	[STORE_SQLITE_EXPIRE_STAGE0] = EXPIRE_RAW("reports_stage0"),
-	[STORE_SQLITE_EXPIRE_STAGE1] = EXPIRE_RAW("reports_stage1"),
+	 * round's redo) stays until that redo has read it, as on PostgreSQL. Its
+	 * moved keys go with it (schema/sqlite/0018's trigger). */
+	[STORE_SQLITE_EXPIRE_RAW] =
+	    "DELETE FROM reports WHERE id IN (SELECT id FROM reports r WHERE start_ms < ? "
+	    "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "
+	    "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT ?)",
 	[STORE_SQLITE_EXPIRE_ROLL] =
 	    "DELETE FROM rollups WHERE rowid IN (SELECT rowid FROM rollups WHERE level = ? AND t < ? "
 	    "LIMIT ?)",
@@ -99,7 +109,8 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	    "json_extract(value, '$.kind'), json_extract(value, '$.reason'), json_extract(value, '$.message') "
 	    "FROM json_each(?4)",
 	[STORE_SQLITE_EXPIRE_EXITS] = STORE_SQL_EXPIRE_EXITS,
-	[STORE_SQLITE_HEALTH_HOST] = STORE_SQL_HEALTH_HOST,
+	[STORE_SQLITE_HEALTH_HOST] = BY_HOST("i.host_id, i.start_ms, r.end_ms, r.health") "WHERE i.host_id = $1 AND "
+							"i.start_ms >= $2 AND i.start_ms < $3 ORDER BY i.start_ms, r.seq",
 	[STORE_SQLITE_HEALTH_ALL] = STORE_SQL_HEALTH_ALL,
 	[STORE_SQLITE_EXITS_HOST] = STORE_SQL_EXITS_HOST,
 	[STORE_SQLITE_EXITS_ALL] = STORE_SQL_EXITS_ALL,
@@ -452,40 +463,22 @@ static int store_sqlite_dirty_take(struct store *base, int max, store_id_fn fn, 
 	return rc < 0 ? -1 : n;
 }
 
-/* The raw level lives in reports_main and the staging tables: up to max rows of them all. */
-static int expire_raw(struct store_sqlite *s, int64_t before_ms, int max)
-{
-	static const enum store_sqlite_stmt tables[] = { STORE_SQLITE_EXPIRE_RAW, STORE_SQLITE_EXPIRE_STAGE0,
-							 STORE_SQLITE_EXPIRE_STAGE1 };
-	int n = 0;
-
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && n < max; i++) {
-		sqlite3_stmt *st = store_sqlite_stmt(s, tables[i]);
-		int rc;
-
-		sqlite3_bind_int64(st, 1, before_ms);
-		sqlite3_bind_int(st, 2, max - n);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
-			return -1;
-		n += sqlite3_changes(s->db);
-	}
-	return n;
-}
-
 static int store_sqlite_expire(struct store *base, enum store_level lv, int64_t before_ms, int max)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 	sqlite3_stmt *st;
 	int rc, n;
 
-	if (lv == STORE_RAW)
-		return expire_raw(s, before_ms, max);
-	st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_ROLL);
-	sqlite3_bind_int(st, 1, lv);
-	sqlite3_bind_int64(st, 2, before_ms);
-	sqlite3_bind_int(st, 3, max);
+	if (lv == STORE_RAW) {
+		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_RAW);
+		sqlite3_bind_int64(st, 1, before_ms);
+		sqlite3_bind_int(st, 2, max);
+	} else {
+		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_ROLL);
+		sqlite3_bind_int(st, 1, lv);
+		sqlite3_bind_int64(st, 2, before_ms);
+		sqlite3_bind_int(st, 3, max);
+	}
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -505,12 +498,16 @@ static int store_sqlite_expire(struct store *base, enum store_level lv, int64_t 
 		if (rc != SQLITE_DONE)
 			return -1;
 	}
-	st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_FLEET);
-	sqlite3_bind_int(st, 1, lv);
-	sqlite3_bind_int64(st, 2, before_ms);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? n : -1;
+	if (lv != STORE_RAW) {
+		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_FLEET);
+		sqlite3_bind_int(st, 1, lv);
+		sqlite3_bind_int64(st, 2, before_ms);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
+	return n;
 }
 
 static int store_sqlite_meta_get(struct store *base, const char *key, int64_t *v)

@@ -1,9 +1,11 @@
-/* test_reports_stage.c - staged reports on SQLite (server/store/sqlite/reports_stage.c,
- * schema/sqlite/0018): every report stored exactly once and read exactly once
- * while it is staged, frozen, half moved, moved and emptied; a resend found
- * in each of those places; a writer reopened in the middle of a move, and two
- * writers taking turns, carry on from the database. A period of zero freezes
- * the active staging table at every commit that finds the other one empty. */
+/* test_reports_stage.c - staged report keys on SQLite (server/store/sqlite/reports_stage.c,
+ * schema/sqlite/0018): every report stored exactly once and read exactly once,
+ * by time and by host, while its keys are staged, frozen, half moved, moved
+ * and emptied; a resend found in each of those places; a writer reopened in
+ * the middle of a move, and two writers taking turns, carry on from the
+ * database; retention takes a report's moved keys with its row. A period of
+ * zero freezes the active staging table at every commit that finds the other
+ * one empty. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,6 +105,19 @@ static void expect(struct test_db *t, struct store *st, int per_host)
 	}
 	assert_int_equal(count(t->db, "SELECT count(*) FROM (SELECT DISTINCT host_id, incarnation, seq FROM reports)"),
 			 HOSTS * per_host);
+	assert_int_equal(count(t->db, "SELECT count(*) FROM reports"), HOSTS * per_host);
+	assert_int_equal(count(t->db, "SELECT count(*) FROM (SELECT DISTINCT id FROM report_ids_by_host)"),
+			 HOSTS * per_host);
+	assert_int_equal(count(t->db, "SELECT count(*) FROM report_ids_by_host"), HOSTS * per_host);
+}
+
+/* Keys moved into report_keys and report_times (each must hold the same reports). */
+static int64_t moved(struct test_db *t)
+{
+	int64_t keys = count(t->db, "SELECT count(*) FROM report_keys");
+
+	assert_int_equal(count(t->db, "SELECT count(*) FROM report_times"), keys);
+	return keys;
 }
 
 /* Where the moved table stands: its merged_below (what the view skips). */
@@ -146,8 +161,8 @@ static void test_a_resend_is_a_duplicate_wherever_its_first_copy_is(void **state
 	assert_int_equal(put(st, 190, 1), STORE_DUPLICATE); /* this commit empties it */
 	assert_int_equal(count(t.db, "SELECT count(*) FROM reports_stage0"), 0);
 	assert_int_equal(below(&t, 0), 0);
-	assert_int_equal(count(t.db, "SELECT count(*) FROM reports_main"), HOSTS);
-	assert_int_equal(put(st, 190, 1), STORE_DUPLICATE); /* in reports_main only */
+	assert_int_equal(moved(&t), HOSTS);
+	assert_int_equal(put(st, 190, 1), STORE_DUPLICATE); /* moved only */
 	assert_int_equal(put(st, 3, 2), STORE_STORED);
 	assert_int_equal(put(st, 3, 2), STORE_DUPLICATE); /* in the active table */
 	assert_int_equal(count(t.db, "SELECT count(*) FROM reports WHERE host_id = 4"), 2);
@@ -180,7 +195,7 @@ static void test_reopened_in_the_middle_of_a_move(void **state)
 	assert_int_equal(st->ops->idle(st, T0 + 10000000), 0);
 	assert_int_equal(
 	    count(t.db, "SELECT count(*) FROM reports_stage0") + count(t.db, "SELECT count(*) FROM reports_stage1"), 0);
-	assert_int_equal(count(t.db, "SELECT count(*) FROM reports_main"), 2 * HOSTS);
+	assert_int_equal(moved(&t), 2 * HOSTS);
 	expect(&t, st, 2);
 	for (int seq = 1; seq <= 2; seq++)
 		assert_int_equal(put(st, 42, seq), STORE_DUPLICATE);
@@ -209,12 +224,37 @@ static void test_two_writers_taking_turns(void **state)
 	test_db_remove(&t);
 }
 
+static void test_retention_takes_the_moved_keys(void **state)
+{
+	struct test_db t;
+	struct store *st;
+
+	(void)state;
+	test_db_create(&t, "/tmp/schedio-test-stage-XXXXXX");
+	st = open_store(&t);
+	put_all(st, 1);
+	put_all(st, 2);
+	for (int i = 0; i < 100 && st->ops->idle(st, T0 + 10000000) > 0; i++)
+		;
+	assert_int_equal(moved(&t), 2 * HOSTS);
+	/* seq 1 starts at T0 + 10 s, seq 2 at T0 + 20 s */
+	assert_int_equal(st->ops->expire(st, STORE_RAW, T0 + 15000, 10 * HOSTS), HOSTS);
+	assert_int_equal(moved(&t), HOSTS);
+	expect(&t, st, 1);
+	assert_int_equal(put(st, 8, 2), STORE_DUPLICATE);
+	assert_int_equal(put(st, 8, 1), STORE_STORED); /* its first copy is gone */
+	assert_int_equal(count(t.db, "SELECT count(*) FROM report_ids_by_host WHERE host_id = 9"), 2);
+	st->ops->close(st);
+	test_db_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_resend_is_a_duplicate_wherever_its_first_copy_is),
 		cmocka_unit_test(test_reopened_in_the_middle_of_a_move),
 		cmocka_unit_test(test_two_writers_taking_turns),
+		cmocka_unit_test(test_retention_takes_the_moved_keys),
 	};
 	/* Freeze at every commit that can, so a few commits walk through a whole move. */
 	setenv("SCHEDIO_SQLITE_STAGE_MS", "0", 1);
