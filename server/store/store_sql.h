@@ -21,20 +21,11 @@
 #define STORE_SQL_RAW_COLS "host_id, start_ms, sched_group, kernel, host_hist, series, iocost, end_ms"
 
 #define STORE_SQL_HOSTS_ONE "SELECT " STORE_SQL_HOST_COLS " FROM hosts WHERE machine_id = $1"
-#define STORE_SQL_REPORTS                                                                                              \
-	"SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = $1 AND start_ms >= $2 AND start_ms < $3 "  \
-	"ORDER BY seq"
-#define STORE_SQL_SCAN_RAW_HOST                                                                                        \
-	"SELECT " STORE_SQL_RAW_COLS " FROM reports WHERE host_id = $1 AND start_ms >= $2 AND start_ms < $3 "          \
-	"ORDER BY start_ms"
 #define STORE_SQL_SCAN_ROLL_HOST                                                                                       \
 	"SELECT " STORE_SQL_ROW_COLS " FROM rollups WHERE level = $1 AND host_id = $2 AND t >= $3 AND t < $4 "         \
 	"ORDER BY t"
-#define STORE_SQL_LATEST "SELECT " STORE_SQL_RAW_COLS " FROM reports WHERE host_id = $1 ORDER BY start_ms DESC LIMIT 1"
-/* Issue 17: each report's health and the sched_ext exits. */
-#define STORE_SQL_HEALTH_HOST                                                                                          \
-	"SELECT host_id, start_ms, end_ms, health FROM reports WHERE host_id = $1 AND start_ms >= $2 "                 \
-	"AND start_ms < $3 ORDER BY start_ms, seq"
+/* Issue 17: each report's health and the sched_ext exits. SQLite reads a host's own reports through
+ * its key tables (store_sqlite.c), so those reads are PostgreSQL's alone (store_pg.c). */
 #define STORE_SQL_HEALTH_ALL                                                                                           \
 	"SELECT host_id, start_ms, end_ms, health FROM reports WHERE start_ms >= $1 AND start_ms < $2 "                \
 	"ORDER BY host_id, start_ms, seq"

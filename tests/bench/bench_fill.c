@@ -114,9 +114,10 @@ int main(int argc, char **argv)
 			}
 			ptrs[n] = &reps[n];
 			if (++n == BATCH || (t + interval_s * 1000LL >= end_ms && h + 1 == hosts)) {
-				/* stored as they would have arrived, so staged keys move on the way (schema/sqlite/0018) */
-				if (st->ops->put_reports(st, ptrs, (size_t)n, results, t + interval_s * 1000LL, INT64_MIN) <
-				    0) {
+				/* stored as they would have arrived, so staged keys move on the way
+				 * (schema/sqlite/0018) */
+				if (st->ops->put_reports(st, ptrs, (size_t)n, results, t + interval_s * 1000LL,
+							 INT64_MIN) < 0) {
 					fprintf(stderr, "bench_fill: %s\n", st->ops->errmsg(st));
 					goto out;
 				}

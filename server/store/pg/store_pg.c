@@ -84,8 +84,11 @@ static const char *const sql[STORE_PG_COUNT] = {
 	[STORE_PG_HOSTS_ALL] =
 	    "SELECT " STORE_SQL_HOST_COLS " FROM hosts ORDER BY hostname COLLATE \"C\", machine_id COLLATE \"C\"",
 	[STORE_PG_HOSTS_ONE] = STORE_SQL_HOSTS_ONE,
-	[STORE_PG_REPORTS] = STORE_SQL_REPORTS,
-	[STORE_PG_SCAN_RAW_HOST] = STORE_SQL_SCAN_RAW_HOST,
+	[STORE_PG_REPORTS] = "SELECT seq, start_ms, end_ms, dropped FROM reports WHERE host_id = $1 AND start_ms >= $2 "
+			     "AND start_ms < $3 ORDER BY seq",
+	[STORE_PG_SCAN_RAW_HOST] =
+	    "SELECT " STORE_SQL_RAW_COLS
+	    " FROM reports WHERE host_id = $1 AND start_ms >= $2 AND start_ms < $3 ORDER BY start_ms",
 	[STORE_PG_SCAN_RAW_ALL] =
 	    "SELECT " STORE_SQL_RAW_COLS " FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
 	    "ORDER BY host_id, start_ms",
@@ -104,7 +107,8 @@ static const char *const sql[STORE_PG_COUNT] = {
 	    "AND t >= $3::bigint AND t < $4::bigint ORDER BY t",
 	[STORE_PG_SCAN_ROLL_ALL_H] = "SELECT " ROW_COLS_H " FROM rollups WHERE level = $1::bigint AND t >= $2::bigint "
 				     "AND t < $3::bigint ORDER BY host_id, t",
-	[STORE_PG_LATEST] = STORE_SQL_LATEST,
+	[STORE_PG_LATEST] =
+	    "SELECT " STORE_SQL_RAW_COLS " FROM reports WHERE host_id = $1 ORDER BY start_ms DESC LIMIT 1",
 	[STORE_PG_HOSTS_IN_RAW] =
 	    "SELECT DISTINCT host_id FROM reports WHERE start_ms >= $1::bigint AND start_ms < $2::bigint "
 	    "ORDER BY host_id",
@@ -141,7 +145,8 @@ static const char *const sql[STORE_PG_COUNT] = {
 	[STORE_PG_SIZE] = "SELECT pg_database_size(current_database())::bigint",
 	[STORE_PG_TRY_LOCK] = "SELECT CASE WHEN pg_try_advisory_lock($1::bigint) THEN 1::bigint ELSE 0::bigint END",
 	[STORE_PG_EXPIRE_EXITS] = STORE_SQL_EXPIRE_EXITS,
-	[STORE_PG_HEALTH_HOST] = STORE_SQL_HEALTH_HOST,
+	[STORE_PG_HEALTH_HOST] = "SELECT host_id, start_ms, end_ms, health FROM reports WHERE host_id = $1 AND "
+				 "start_ms >= $2 AND start_ms < $3 ORDER BY start_ms, seq",
 	[STORE_PG_HEALTH_ALL] = STORE_SQL_HEALTH_ALL,
 	[STORE_PG_EXITS_HOST] = STORE_SQL_EXITS_HOST,
 	[STORE_PG_EXITS_ALL] = STORE_SQL_EXITS_ALL,

@@ -53,13 +53,13 @@ enum {
 };
 
 #define TABLE_SQL(t)                                                                                                   \
-	"INSERT INTO reports_stage" #t " (host_id, incarnation, seq, start_ms, id, arrival_s) "                       \
+	"INSERT INTO reports_stage" #t " (host_id, incarnation, seq, start_ms, id, arrival_s) "                        \
 	"VALUES (?, ?, ?, ?, ?, ?)",                                                                                   \
 	    "SELECT 1 FROM reports_stage" #t " s JOIN reports r ON r.id = s.id WHERE s.rowid = ?1 "                    \
 	    "AND s.host_id = ?2 AND s.incarnation = ?3 AND s.seq = ?4",                                                \
-	    "INSERT OR REPLACE INTO report_keys (host_id, incarnation, seq, id) SELECT host_id, incarnation, seq, "     \
+	    "INSERT OR REPLACE INTO report_keys (host_id, incarnation, seq, id) SELECT host_id, incarnation, seq, "    \
 	    "id FROM reports_stage" #t " WHERE rowid = ?1 AND host_id = ?2",                                           \
-	    "INSERT OR IGNORE INTO report_times (host_id, start_ms, id) SELECT host_id, start_ms, id "                  \
+	    "INSERT OR IGNORE INTO report_times (host_id, start_ms, id) SELECT host_id, start_ms, id "                 \
 	    "FROM reports_stage" #t " WHERE rowid = ?1 AND host_id = ?2",                                              \
 	    "DELETE FROM reports_stage" #t " WHERE rowid IN (SELECT rowid FROM reports_stage" #t                       \
 	    " ORDER BY rowid LIMIT ?1)",                                                                               \
@@ -300,11 +300,12 @@ void reports_stage_set_period(struct reports_stage *g, int64_t ms)
 	g->period_ms = ms;
 }
 
-int reports_stage_begin(struct reports_stage *g, int64_t now_ms)
+int reports_stage_begin(struct reports_stage *g, int64_t now_ms, bool *reloaded)
 {
 	sqlite3_stmt *st;
 	int64_t epoch;
 
+	*reloaded = false;
 	if (g->loaded) {
 		st = stmt(g, RS_STATE_GET);
 		if (sqlite3_step(st) != SQLITE_ROW) {
@@ -317,6 +318,7 @@ int reports_stage_begin(struct reports_stage *g, int64_t now_ms)
 			return 0;
 	}
 	g->loaded = false;
+	*reloaded = true;
 	return load(g, now_ms);
 }
 

@@ -25,8 +25,9 @@ struct reports_stage *reports_stage_new(sqlite3 *db);
 void reports_stage_free(struct reports_stage *g);
 /* Sets the time between freezes of the active staging table (tests use short ones). */
 void reports_stage_set_period(struct reports_stage *g, int64_t ms);
-/* Inside an ingest transaction, before its reports: reloads the memory when it is stale; 0 or -1. */
-int reports_stage_begin(struct reports_stage *g, int64_t now_ms);
+/* Inside an ingest transaction, before its reports: reloads the memory when it is stale (*reloaded
+ * set: another connection wrote, or this handle had none); 0 or -1. */
+int reports_stage_begin(struct reports_stage *g, int64_t now_ms, bool *reloaded);
 /* Stores report r of host host_id and stages its keys, unless it is stored already (*dup set); 0 or -1. */
 int reports_stage_put(struct reports_stage *g, const struct report *r, int64_t host_id, int64_t now_ms, bool *dup);
 /* Before the commit of a transaction that took n reports (0: an idle writer's own transaction):

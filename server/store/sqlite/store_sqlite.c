@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/store/sqlite/host_state.h"
 #include "server/store/sqlite/reports_stage.h"
 #include "server/store/sqlite/sqlite_db.h"
 #include "server/store/store_sql.h"
@@ -22,8 +23,7 @@
 
 /* Reads by host go through report_ids_by_host (schema/sqlite/0018): the moved keys and the staged ones. */
 #define BY_HOST(cols) "SELECT " cols " FROM report_ids_by_host i JOIN reports r ON r.id = i.id "
-#define RAW_COLS_BY_HOST                                                                                               \
-	"i.host_id, i.start_ms, r.sched_group, r.kernel, r.host_hist, r.series, r.iocost, r.end_ms"
+#define RAW_COLS_BY_HOST "i.host_id, i.start_ms, r.sched_group, r.kernel, r.host_hist, r.series, r.iocost, r.end_ms"
 #define RAW_COLS_H_BY_HOST "i.host_id, i.start_ms, r.sched_group, r.kernel, r.host_hist, NULL, NULL, r.end_ms"
 
 static const char *const sql[STORE_SQLITE_COUNT] = {
@@ -53,16 +53,17 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 				   "agent_restarted_ms = coalesce(?4, agent_restarted_ms) WHERE id = ?1",
 	[STORE_SQLITE_HOSTS_ALL] = "SELECT " STORE_SQL_HOST_COLS " FROM hosts ORDER BY hostname, machine_id",
 	[STORE_SQLITE_HOSTS_ONE] = STORE_SQL_HOSTS_ONE,
-	[STORE_SQLITE_REPORTS] = BY_HOST("r.seq, i.start_ms, r.end_ms, r.dropped") "WHERE i.host_id = $1 AND "
-						"i.start_ms >= $2 AND i.start_ms < $3 ORDER BY r.seq",
+	[STORE_SQLITE_REPORTS] =
+	    BY_HOST("r.seq, i.start_ms, r.end_ms, r.dropped") "WHERE i.host_id = $1 AND "
+							      "i.start_ms >= $2 AND i.start_ms < $3 ORDER BY r.seq",
 	[STORE_SQLITE_SCAN_RAW_HOST] = BY_HOST(RAW_COLS_BY_HOST) "WHERE i.host_id = $1 AND i.start_ms >= $2 AND "
-							    "i.start_ms < $3 ORDER BY i.start_ms",
+								 "i.start_ms < $3 ORDER BY i.start_ms",
 	[STORE_SQLITE_SCAN_RAW_ALL] = "SELECT " STORE_SQL_RAW_COLS " FROM reports WHERE start_ms >= ? AND start_ms < ?",
 	[STORE_SQLITE_SCAN_ROLL_HOST] = STORE_SQL_SCAN_ROLL_HOST,
 	[STORE_SQLITE_SCAN_ROLL_ALL] =
 	    "SELECT " STORE_SQL_ROW_COLS " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
 	[STORE_SQLITE_SCAN_RAW_HOST_H] = BY_HOST(RAW_COLS_H_BY_HOST) "WHERE i.host_id = ? AND i.start_ms >= ? AND "
-							       "i.start_ms < ? ORDER BY i.start_ms",
+								     "i.start_ms < ? ORDER BY i.start_ms",
 	[STORE_SQLITE_SCAN_RAW_ALL_H] = "SELECT " RAW_COLS_H " FROM reports WHERE start_ms >= ? AND start_ms < ?",
 	[STORE_SQLITE_SCAN_ROLL_HOST_H] =
 	    "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? "
@@ -91,10 +92,9 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	/* A raw row whose minute waits for a redo (a late report committed after this
 	 * round's redo) stays until that redo has read it, as on PostgreSQL. Its
 	 * moved keys go with it (schema/sqlite/0018's trigger). */
-	[STORE_SQLITE_EXPIRE_RAW] =
-	    "DELETE FROM reports WHERE id IN (SELECT id FROM reports r WHERE start_ms < ? "
-	    "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "
-	    "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT ?)",
+	[STORE_SQLITE_EXPIRE_RAW] = "DELETE FROM reports WHERE id IN (SELECT id FROM reports r WHERE start_ms < ? "
+				    "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = r.host_id "
+				    "AND d.t = r.start_ms - r.start_ms % 60000) LIMIT ?)",
 	[STORE_SQLITE_EXPIRE_ROLL] =
 	    "DELETE FROM rollups WHERE rowid IN (SELECT rowid FROM rollups WHERE level = ? AND t < ? "
 	    "LIMIT ?)",
@@ -109,8 +109,10 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	    "json_extract(value, '$.kind'), json_extract(value, '$.reason'), json_extract(value, '$.message') "
 	    "FROM json_each(?4)",
 	[STORE_SQLITE_EXPIRE_EXITS] = STORE_SQL_EXPIRE_EXITS,
-	[STORE_SQLITE_HEALTH_HOST] = BY_HOST("i.host_id, i.start_ms, r.end_ms, r.health") "WHERE i.host_id = $1 AND "
-							"i.start_ms >= $2 AND i.start_ms < $3 ORDER BY i.start_ms, r.seq",
+	[STORE_SQLITE_HEALTH_HOST] =
+	    BY_HOST("i.host_id, i.start_ms, r.end_ms, r.health") "WHERE i.host_id = $1 AND "
+								 "i.start_ms >= $2 AND i.start_ms < $3 ORDER BY "
+								 "i.start_ms, r.seq",
 	[STORE_SQLITE_HEALTH_ALL] = STORE_SQL_HEALTH_ALL,
 	[STORE_SQLITE_EXITS_HOST] = STORE_SQL_EXITS_HOST,
 	[STORE_SQLITE_EXITS_ALL] = STORE_SQL_EXITS_ALL,
@@ -178,6 +180,7 @@ struct host_row {
 static int host_row(struct store_sqlite *s, const struct report *r, int64_t now_ms, struct host_row *h)
 {
 	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_HOST_ID);
+	const char *inc;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
@@ -193,6 +196,10 @@ static int host_row(struct store_sqlite *s, const struct report *r, int64_t now_
 		}
 		h->has_spans = sqlite3_column_int(st, 3) != 0;
 		sqlite3_reset(st);
+		if (s->hosts && host_state_agent(s->hosts, h->id, &inc, &h->agent_seq)) { /* newer than the row */
+			h->agent_known = true;
+			snprintf(h->incarnation, sizeof(h->incarnation), "%s", inc);
+		}
 		return 0;
 	}
 	sqlite3_reset(st);
@@ -210,24 +217,59 @@ static int host_row(struct store_sqlite *s, const struct report *r, int64_t now_
 	return 0;
 }
 
-/* Moves the host's agent incarnation and seq on to stored report r's, noting a restart. */
-static int track_agent(struct store_sqlite *s, struct report *r, const struct host_row *h, int64_t now_ms)
+/* The agent seq host h moves on to with stored report r: the highest of its incarnation's. */
+static int64_t agent_seq(const struct report *r, const struct host_row *h)
 {
-	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_AGENT_PUT);
 	bool same = h->agent_known && strcmp(h->incarnation, r->incarnation) == 0;
-	int64_t seq = (int64_t)r->seq;
+
+	return same && h->agent_seq > (int64_t)r->seq ? h->agent_seq : (int64_t)r->seq;
+}
+
+/* Writes stored report r's values into its host's row, after what memory holds newer of it: the
+ * descriptive columns and last times (when r is the newest), the agent incarnation and seq, and a
+ * restart's time; memory then knows them. */
+static int host_write(struct store_sqlite *s, const struct report *r, const struct host_row *h, bool restart,
+		      int64_t now_ms)
+{
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_HOST_UPDATE);
+	bool applied;
 	int rc;
 
+	if (host_state_write_held(s->hosts, h->id))
+		return -1;
+
+	sqlite3_bind_int64(st, 1, h->id);
+	sqlite3_bind_text(st, 2, r->hostname, -1, SQLITE_STATIC);
+	bind_text(st, 3, r->kernel);
+	bind_text(st, 4, r->arch);
+	if (r->cpus)
+		sqlite3_bind_int64(st, 5, r->cpus);
+	bind_text(st, 6, r->l3_json);
+	bind_text(st, 7, r->disks_json);
+	bind_text(st, 8, r->sched_state);
+	bind_text(st, 9, r->sched_ops);
+	bind_text(st, 10, r->agent_version);
+	sqlite3_bind_int64(st, 11, r->start_ms);
+	sqlite3_bind_int64(st, 12, r->end_ms);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	applied = sqlite3_changes(s->db) > 0;
+	st = store_sqlite_stmt(s, STORE_SQLITE_AGENT_PUT);
 	sqlite3_bind_int64(st, 1, h->id);
 	sqlite3_bind_text(st, 2, r->incarnation, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, same && h->agent_seq > seq ? h->agent_seq : seq);
-	if (store_agent_restart(r, h->agent_known ? h->incarnation : NULL, h->agent_seq))
+	sqlite3_bind_int64(st, 3, agent_seq(r, h));
+	if (restart)
 		sqlite3_bind_int64(st, 4, now_ms);
 	else
 		sqlite3_bind_null(st, 4);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : -1;
+	if (rc != SQLITE_DONE)
+		return -1;
+	host_state_written(s->hosts, h->id, r, agent_seq(r, h), applied);
+	return 0;
 }
 
 /* Records stored report r's labels in the host's label spans (schema/sqlite/0013). */
@@ -260,11 +302,12 @@ static int track_labels(struct store_sqlite *s, const struct report *r, const st
 }
 
 /* Stores one report inside the open transaction; the caller wraps it in a savepoint. */
-static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int64_t minute_mark, int *result)
+static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int64_t minute_mark, bool defer,
+		   int *result)
 {
 	struct host_row h;
 	sqlite3_stmt *st;
-	bool dup;
+	bool dup, restart;
 	int64_t id;
 
 	if (host_row(s, r, now_ms, &h))
@@ -285,23 +328,7 @@ static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int
 		if (sqlite3_step(st) != SQLITE_DONE)
 			return -1;
 	}
-	st = store_sqlite_stmt(s, STORE_SQLITE_HOST_UPDATE);
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, r->hostname, -1, SQLITE_STATIC);
-	bind_text(st, 3, r->kernel);
-	bind_text(st, 4, r->arch);
-	if (r->cpus)
-		sqlite3_bind_int64(st, 5, r->cpus);
-	bind_text(st, 6, r->l3_json);
-	bind_text(st, 7, r->disks_json);
-	bind_text(st, 8, r->sched_state);
-	bind_text(st, 9, r->sched_ops);
-	bind_text(st, 10, r->agent_version);
-	sqlite3_bind_int64(st, 11, r->start_ms);
-	sqlite3_bind_int64(st, 12, r->end_ms);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return -1;
-	if (track_agent(s, r, &h, now_ms) || track_labels(s, r, &h))
+	if (track_labels(s, r, &h))
 		return -1;
 	if (r->start_ms - r->start_ms % STORE_MINUTE_MS < minute_mark) {
 		st = store_sqlite_stmt(s, STORE_SQLITE_DIRTY_INSERT);
@@ -310,23 +337,58 @@ static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int
 		if (sqlite3_step(st) != SQLITE_DONE)
 			return -1;
 	}
+	/* Last: memory must not hold what a failed report would have written. A restart is written at once. */
+	restart = store_agent_restart(r, h.agent_known ? h.incarnation : NULL, h.agent_seq);
+	if (!(defer && !restart && host_state_defer(s->hosts, id, r, agent_seq(r, &h)))) {
+		if (host_write(s, r, &h, restart, now_ms))
+			return -1;
+	}
 	*result = STORE_STORED;
 	return 0;
 }
 
-/* The handle's staging of reports, made when it first writes some. SCHEDIO_SQLITE_STAGE_MS sets
- * the period between moves (tests make it short); 0 or -1. */
+/* Reports a commit must carry for their hosts' rows to be left to the sweep (host_state.h); in a
+ * smaller one each row is written with its report, as the cost of a page a report is then small. */
+#define HOST_DEFER_BATCH 32
+
+/* The handle's staging of reports and memory of hosts, made when it first writes reports.
+ * SCHEDIO_SQLITE_STAGE_MS sets the period between moves, SCHEDIO_SQLITE_HOST_SWEEP_MS the time a
+ * sweep of the hosts' rows takes (tests make them short); 0 or -1. */
 static int stage_open(struct store_sqlite *s)
 {
-	const char *period = getenv("SCHEDIO_SQLITE_STAGE_MS");
+	const char *period = getenv("SCHEDIO_SQLITE_STAGE_MS"), *sweep = getenv("SCHEDIO_SQLITE_HOST_SWEEP_MS");
 
-	if (s->stage)
-		return 0;
-	s->stage = reports_stage_new(s->db);
-	if (!s->stage)
+	if (!s->stage) {
+		s->stage = reports_stage_new(s->db);
+		if (!s->stage)
+			return -1;
+		if (period && *period)
+			reports_stage_set_period(s->stage, strtoll(period, NULL, 10));
+	}
+	if (!s->hosts) {
+		s->hosts = host_state_new(s->db);
+		if (!s->hosts)
+			return -1;
+		if (sweep && *sweep)
+			host_state_set_sweep(s->hosts, strtoll(sweep, NULL, 10));
+	}
+	return 0;
+}
+
+/* At the start of a transaction: the staging memory reloaded when another connection wrote
+ * since (or this handle never had it), and the hosts' memory, which may then be stale, written
+ * and forgotten; 0 or -1. */
+static int writer_begin(struct store_sqlite *s, int64_t now_ms)
+{
+	bool reloaded;
+
+	if (reports_stage_begin(s->stage, now_ms, &reloaded))
 		return -1;
-	if (period && *period)
-		reports_stage_set_period(s->stage, strtoll(period, NULL, 10));
+	if (reloaded) {
+		if (host_state_sweep(s->hosts, now_ms, true))
+			return -1;
+		host_state_forget(s->hosts);
+	}
 	return 0;
 }
 
@@ -337,46 +399,51 @@ static int store_sqlite_put_reports(struct store *base, struct report *const *re
 
 	if (stage_open(s) || exec1(s, STORE_SQLITE_BEGIN))
 		return -1;
-	if (reports_stage_begin(s->stage, now_ms))
+	if (writer_begin(s, now_ms))
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		results[i] = STORE_FAILED;
 		if (exec1(s, STORE_SQLITE_SAVEPOINT))
 			goto fail;
-		if (put_one(s, reps[i], now_ms, minute_mark, &results[i])) {
+		if (put_one(s, reps[i], now_ms, minute_mark, n >= HOST_DEFER_BATCH, &results[i])) {
 			results[i] = STORE_FAILED;
 			exec1(s, STORE_SQLITE_ROLLBACK_TO);
+			host_state_forget(s->hosts); /* it may hold what was just rolled back */
 		}
 		if (exec1(s, STORE_SQLITE_RELEASE))
 			goto fail;
 	}
-	/* A move that fails is rolled back on its own and tried again; the reports still commit. */
+	/* A move or a sweep that fails is tried again; the reports still commit. */
 	reports_stage_end(s->stage, n, now_ms);
+	host_state_sweep(s->hosts, now_ms, false);
 	if (exec1(s, STORE_SQLITE_COMMIT))
 		goto fail;
 	return 0;
 fail:
 	exec1(s, STORE_SQLITE_ROLLBACK);
 	reports_stage_abort(s->stage);
+	host_state_forget(s->hosts);
 	for (size_t i = 0; i < n; i++)
 		results[i] = STORE_FAILED;
 	return -1;
 }
 
-/* A transaction of staging work alone (reports_stage_end with no reports). */
+/* A transaction of deferred work alone: a share of the staging (reports_stage_end with no
+ * reports) and every host row memory holds newer. */
 static int store_sqlite_idle(struct store *base, int64_t now_ms)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 
 	if (stage_open(s) || exec1(s, STORE_SQLITE_BEGIN))
 		return -1;
-	if (reports_stage_begin(s->stage, now_ms) || reports_stage_end(s->stage, 0, now_ms) ||
-	    exec1(s, STORE_SQLITE_COMMIT)) {
+	if (writer_begin(s, now_ms) || reports_stage_end(s->stage, 0, now_ms) ||
+	    host_state_sweep(s->hosts, now_ms, true) || exec1(s, STORE_SQLITE_COMMIT)) {
 		exec1(s, STORE_SQLITE_ROLLBACK);
 		reports_stage_abort(s->stage);
+		host_state_forget(s->hosts);
 		return -1;
 	}
-	return reports_stage_pending(s->stage);
+	return reports_stage_pending(s->stage) || host_state_pending(s->hosts);
 }
 
 static int store_sqlite_begin(struct store *base)
@@ -586,6 +653,12 @@ static void store_sqlite_close(struct store *base)
 
 	if (!s)
 		return;
+	if (s->hosts && host_state_pending(s->hosts) && exec1(s, STORE_SQLITE_BEGIN) == 0) {
+		/* the rows memory holds newer go in before the handle goes */
+		if (host_state_sweep(s->hosts, 0, true) || exec1(s, STORE_SQLITE_COMMIT))
+			exec1(s, STORE_SQLITE_ROLLBACK);
+	}
+	host_state_free(s->hosts);
 	reports_stage_free(s->stage);
 	sqlite_db_close(s->db, s->st, STORE_SQLITE_COUNT);
 	free(s);

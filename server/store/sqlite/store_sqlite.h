@@ -68,6 +68,7 @@ struct store_sqlite {
 	sqlite3_stmt *st[STORE_SQLITE_COUNT];
 	int wal_frames;              /* frames in the WAL after this handle's last commit */
 	struct reports_stage *stage; /* the staging of reports, made by the first put_reports */
+	struct host_state *hosts;    /* the hosts' rows in memory, made by the first put_reports */
 };
 
 /* Resets and clears a statement's bindings before it is used again. */
