@@ -22,7 +22,10 @@ computed itself for that scheduler's samples (runqlat.by_scheduler), an
 arm's value is their median, its samples their sum; and the workload's own
 round trips (pingpong, its runs of all windows pooled) must be slower
 under scx_fifo too.
-Exit 0 when every check holds, 1 otherwise (each failure printed)."""
+Exit 0 when every check holds, 1 otherwise (each failure printed), and 3
+when the only ones that failed are check 2's verdict: two arms of the same
+scheduler are called different at the 95% level by chance about one time in
+twenty, so test_compare_vm.sh then runs the windows once more."""
 import json
 import os
 import statistics
@@ -35,13 +38,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import harness  # noqa: E402
 
 failed = []
+by_chance = []  # failures of the checks a sound comparison still fails by chance now and then
 MIN_HOSTS = 5  # the comparison's own minimum per arm: fewer is inconclusive
 
 
-def check(cond, what):
+def check(cond, what, chance=False):
     print(("ok: " if cond else "FAIL: ") + what)
     if not cond:
-        failed.append(what)
+        (by_chance if chance else failed).append(what)
     return cond
 
 
@@ -194,10 +198,11 @@ def main(out, windows):
         aa = srv.get_json(query(a_sel, b_sel, frm, to))
         show("eevdf half a vs eevdf half b", aa)
         check(aa.get("verdict") in ("no_difference", "inconclusive"),
-              f"EEVDF windows against EEVDF windows: {aa.get('verdict')}, want neither better nor worse")
+              f"EEVDF windows against EEVDF windows: {aa.get('verdict')}, want neither better nor worse", chance=True)
         check_arm("eevdf half a", aa.get("a", {}), [h for h in hosts if h["labels"].get("half") == "a"], "eevdf")
         check_arm("eevdf half b", aa.get("b", {}), [h for h in hosts if h["labels"].get("half") == "b"], "eevdf")
-        check(cli(srv.url, a_sel, b_sel, frm, to) in (0, 2), "schedio compare exits 0 or 2 (neither better nor worse)")
+        check(cli(srv.url, a_sel, b_sel, frm, to) in (0, 2), "schedio compare exits 0 or 2 (neither better nor worse)",
+              chance=True)
         print(f"FIGURES: scx_fifo/eevdf p50 ratio {ab.get('ratio'):.3g} ci {ab.get('ci')}"
               f" ({ms(ab['a'].get('value_ns'))} vs {ms(ab['b'].get('value_ns'))}, {ab['a'].get('hosts')} hosts each);"
               f" eevdf a/b ratio {aa.get('ratio'):.3g} ci {aa.get('ci')} {aa.get('verdict')}"
@@ -211,4 +216,4 @@ if __name__ == "__main__":
         main(sys.argv[1], int(sys.argv[2]))
     except (AssertionError, KeyError, TypeError) as e:
         check(False, f"unexpected answer: {e!r}")
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if failed else 3 if by_chance else 0)

@@ -21,13 +21,35 @@ vm_need_scx
 gcc -O2 -Wall -Wextra -Werror -o "$tmp/pingpong" "$here/pingpong.c"
 
 windows=10 # 5 per half: the fewest hosts an arm needs for a verdict
+# One run of the windows in the VM and the checks on them; the checker's exit status.
+run_windows() {
+	local rc
+	rm -rf "$tmp/out"
+	set +e
+	"$here/vm-run.sh" -s sid -b "$bin/schedio" -b "$bin/schedio-agent" -b "$tmp/pingpong" \
+		-e WINDOWS=$windows -e WINDOW_SECONDS=10 -e EEVDF_SECONDS=2 -e FIFO_END_SECONDS=3 -e PP_ROUNDS=20 \
+		-o "$tmp/out" -t 400 "$here/guest/compare_vm.sh"
+	rc=$?
+	set -e
+	[ $rc -eq 0 ] || { echo "FAIL: guest script exited $rc"; return 1; }
+	set +e
+	SCHEDIO_BIN="$bin" python3 "$here/check_compare_vm.py" "$tmp/out" $windows
+	rc=$?
+	set -e
+	return $rc
+}
 set +e
-"$here/vm-run.sh" -s sid -b "$bin/schedio" -b "$bin/schedio-agent" -b "$tmp/pingpong" \
-	-e WINDOWS=$windows -e WINDOW_SECONDS=10 -e EEVDF_SECONDS=2 -e FIFO_END_SECONDS=3 -e PP_ROUNDS=20 -o "$tmp/out" -t 400 \
-	"$here/guest/compare_vm.sh"
+run_windows
 rc=$?
 set -e
-[ $rc -eq 0 ] || { echo "FAIL: guest script exited $rc"; exit 1; }
-SCHEDIO_BIN="$bin" python3 "$here/check_compare_vm.py" "$tmp/out" $windows ||
-	{ echo "FAIL: the comparison's verdicts on the VM's windows are wrong"; exit 1; }
+if [ $rc -eq 3 ]; then
+	# Only the EEVDF-against-EEVDF verdict failed, which a sound comparison at 95%
+	# does by chance about one time in twenty: a second run of new windows decides.
+	echo "note: EEVDF halves called different; running the windows once more"
+	set +e
+	run_windows
+	rc=$?
+	set -e
+fi
+[ $rc -eq 0 ] || { echo "FAIL: the comparison's verdicts on the VM's windows are wrong"; exit 1; }
 echo "PASS"
