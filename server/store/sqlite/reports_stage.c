@@ -528,6 +528,13 @@ bool reports_stage_pending(const struct reports_stage *g)
 	return !g->loaded || g->t[0].nonempty || g->t[1].nonempty;
 }
 
+bool reports_stage_due(const struct reports_stage *g, int64_t now_ms)
+{
+	const struct table *active = &g->t[g->active], *other = &g->t[g->active ^ 1];
+
+	return !g->loaded || other->nonempty || (active->nonempty && now_ms - g->frozen_ms >= g->period_ms);
+}
+
 void reports_stage_abort(struct reports_stage *g)
 {
 	g->loaded = false;

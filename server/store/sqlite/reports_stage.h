@@ -36,6 +36,8 @@ int reports_stage_put(struct reports_stage *g, const struct report *r, int64_t h
 int reports_stage_end(struct reports_stage *g, size_t n, int64_t now_ms);
 /* Whether staging work is left: a table to move or empty, or staged reports to freeze. */
 bool reports_stage_pending(const struct reports_stage *g);
+/* Whether staging work can be done at now_ms: a table to move or empty, or a freeze due. */
+bool reports_stage_due(const struct reports_stage *g, int64_t now_ms);
 /* After a transaction rolled back: the memory is reloaded from the database at the next begin. */
 void reports_stage_abort(struct reports_stage *g);
 

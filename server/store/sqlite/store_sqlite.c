@@ -434,7 +434,12 @@ static int store_sqlite_idle(struct store *base, int64_t now_ms)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 
-	if (stage_open(s) || exec1(s, STORE_SQLITE_BEGIN))
+	if (stage_open(s))
+		return -1;
+	/* No transaction (and no fsync) when nothing is due: a report arriving meanwhile would wait for it. */
+	if (!reports_stage_due(s->stage, now_ms) && !host_state_pending(s->hosts))
+		return reports_stage_pending(s->stage);
+	if (exec1(s, STORE_SQLITE_BEGIN))
 		return -1;
 	if (writer_begin(s, now_ms) || reports_stage_end(s->stage, 0, now_ms) ||
 	    host_state_sweep(s->hosts, now_ms, true) || exec1(s, STORE_SQLITE_COMMIT)) {
