@@ -145,12 +145,11 @@ bool host_state_defer(struct host_state *hs, int64_t id, const struct report *r,
 
 	if (!e || !e->held || strlen(r->incarnation) >= sizeof(e->incarnation))
 		return false;
-	desc_of(r, d);
-	if (r->start_ms >= e->last_start_ms) /* an older report writes no descriptive column */
+	if (r->start_ms >= e->last_start_ms) { /* an older report writes neither descriptive columns nor times */
+		desc_of(r, d);
 		for (int i = 0; i < D_COUNT; i++)
 			if (d[i] && d[i] != e->desc[i])
 				return false;
-	if (r->start_ms >= e->last_start_ms) {
 		e->last_start_ms = r->start_ms;
 		e->last_end_ms = r->end_ms;
 	}

@@ -237,7 +237,6 @@ static int host_write(struct store_sqlite *s, const struct report *r, const stru
 
 	if (host_state_write_held(s->hosts, h->id))
 		return -1;
-
 	sqlite3_bind_int64(st, 1, h->id);
 	sqlite3_bind_text(st, 2, r->hostname, -1, SQLITE_STATIC);
 	bind_text(st, 3, r->kernel);
