@@ -1,13 +1,17 @@
-/* iocost_set.c - see iocost_set.h. Layout (version 2): version, row count,
- * then per row kind, dev, path, a byte with a bit per field present (samples
- * or a sum) and the top bit set when they all have the same sample count,
- * that count once (else one per field present), the fields' decimal
- * exponents (2 bits each: the values come from decimal JSON in thousandths,
- * so 25% is 25000, stored as 25 with exponent 3) and each present field's
- * zigzag sum divided by its 10^exponent. Version 1 (before issue 18: every
- * field as (samples, zigzag sum)) is still read. Unlike the histograms, the
- * keys and numbers are not split in two sections (blob_aux): measured, the
- * second block's own statistics cost more than they saved. */
+/* iocost_set.c - see iocost_set.h. Layout (version 3): the version, then
+ * - a bit per field that any row has, then the values, a column per such
+ *   field, in row order over the rows that have it: how many, the decimal exponent every one of them is a multiple of
+ * (the values come from decimal JSON in thousandths, so 25% is 25000), the smallest quotient (zigzag), a bit width,
+ * then each quotient less the smallest in that many bits. A column of 20 percentages of one decimal then takes 9 bits a
+ * value, where a zigzag varint took 16;
+ * - the row count, then per row kind, dev, path and a byte with a bit per
+ *   field present (samples or a sum), the top bit set when they all have the
+ *   same sample count; that count once (else one per field present).
+ * A column's head pays off over many rows; a set of a few rows is written as
+ * version 2 instead when that is smaller: the same rows, each followed by its
+ * fields' decimal exponents (2 bits each, at most 3) and zigzag quotients.
+ * Version 1 (before issue 18: every field as (samples, zigzag sum)) is still
+ * read. */
 #include "server/series/iocost_set.h"
 
 #include <errno.h>
@@ -15,11 +19,31 @@
 #include <string.h>
 
 #define IOCOST_BLOB_V1 1
-#define IOCOST_BLOB_VERSION 2
+#define IOCOST_BLOB_V2 2
+#define IOCOST_BLOB_VERSION 3
 #define IOCOST_SAME_N 0x80
-#define IOCOST_MAX_EXP 3
+#define IOCOST_MAX_EXP 3  /* version 2's per-row exponents: 2 bits */
+#define IOCOST_COL_EXP 18 /* version 3's per-column exponent: 10^18 still fits */
 
-static const int64_t pow10s[IOCOST_MAX_EXP + 1] = { 1, 10, 100, 1000 };
+static const int64_t pow10s[IOCOST_COL_EXP + 1] = { 1LL,
+						    10LL,
+						    100LL,
+						    1000LL,
+						    10000LL,
+						    100000LL,
+						    1000000LL,
+						    10000000LL,
+						    100000000LL,
+						    1000000000LL,
+						    10000000000LL,
+						    100000000000LL,
+						    1000000000000LL,
+						    10000000000000LL,
+						    100000000000000LL,
+						    1000000000000000LL,
+						    10000000000000000LL,
+						    100000000000000000LL,
+						    1000000000000000000LL };
 
 static bool same(const char *s, const char *p, size_t len)
 {
@@ -58,7 +82,12 @@ struct iocost_row *iocost_set_get(struct iocost_set *s, uint8_t kind, const char
 	return r;
 }
 
-/* The largest e <= IOCOST_MAX_EXP with v a multiple of 10^e. */
+static bool has_field(const struct iocost_row *r, int f)
+{
+	return r->n[f] || r->sum[f];
+}
+
+/* The largest e <= IOCOST_MAX_EXP with v a multiple of 10^e (version 2's per-value exponent). */
 static unsigned dec_exp(int64_t v)
 {
 	unsigned e = 0;
@@ -68,14 +97,18 @@ static unsigned dec_exp(int64_t v)
 	return v == 0 ? 0 : e;
 }
 
-/* Appends row r's fields (after its key). */
-static void encode_fields(struct blob *out, const struct iocost_row *r)
+/* Appends row r: its key, field mask and sample counts, and with values (version 2) the
+ * fields' exponents and quotients. */
+static void encode_row(struct blob *out, const struct iocost_row *r, bool values)
 {
 	unsigned mask = 0, same = IOCOST_SAME_N, exps = 0;
 	int first = -1;
 
+	blob_put_u64(out, r->kind);
+	blob_put_str(out, r->dev, strlen(r->dev));
+	blob_put_str(out, r->path, strlen(r->path));
 	for (int f = 0; f < IOCOST_FIELDS; f++)
-		if (r->n[f] || r->sum[f]) {
+		if (has_field(r, f)) {
 			mask |= 1u << f;
 			if (first < 0)
 				first = f;
@@ -84,34 +117,114 @@ static void encode_fields(struct blob *out, const struct iocost_row *r)
 			exps |= dec_exp(r->sum[f]) << (2 * f);
 		}
 	blob_put_u64(out, mask | (mask ? same : 0));
-	if (!mask)
-		return;
 	for (int f = 0; f < IOCOST_FIELDS; f++)
 		if ((mask >> f & 1) && (!same || f == first))
 			blob_put_u64(out, r->n[f]);
+	if (!values || !mask)
+		return;
 	blob_put_u64(out, exps);
 	for (int f = 0; f < IOCOST_FIELDS; f++)
 		if (mask >> f & 1)
 			blob_put_i64(out, r->sum[f] / pow10s[exps >> (2 * f) & 3]);
 }
 
-void iocost_set_encode(const struct iocost_set *s, struct blob *out)
+/* Appends the low w bits of v (w <= 64) at bit *fill of out's last byte, least significant first. */
+static void put_bits(struct blob *out, uint64_t v, unsigned w, unsigned *fill)
 {
-	blob_put_u64(out, IOCOST_BLOB_VERSION);
-	blob_put_u64(out, s->n);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct iocost_row *r = s->v[i];
+	while (w > 0) {
+		unsigned take = 8 - *fill < w ? 8 - *fill : w;
 
-		blob_put_u64(out, r->kind);
-		blob_put_str(out, r->dev, strlen(r->dev));
-		blob_put_str(out, r->path, strlen(r->path));
-		encode_fields(out, r);
+		if (*fill == 0) {
+			if (!blob_reserve(out, 1))
+				return;
+			out->p[out->len++] = 0;
+		}
+		out->p[out->len - 1] |= (uint8_t)((v & ((1u << take) - 1)) << *fill);
+		v = take < 64 ? v >> take : 0;
+		w -= take;
+		*fill = (*fill + take) & 7;
 	}
 }
 
-/* Reads one row's fields (after its key) into n[] and sum[] as stored by version. */
-static void decode_fields(struct blob_reader *rd, uint64_t version, uint64_t n[IOCOST_FIELDS],
-			  uint64_t sum[IOCOST_FIELDS])
+/* Appends field f's column: count, exponent, smallest quotient, width, the bits. */
+static void encode_column(struct blob *out, const struct iocost_set *s, int f)
+{
+	unsigned e = IOCOST_COL_EXP, w = 0, fill = 0;
+	uint64_t count = 0, span = 0;
+	int64_t lo = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (has_field(s->v[i], f)) {
+			while (e > 0 && s->v[i]->sum[f] % pow10s[e] != 0)
+				e--;
+			count++;
+		}
+	blob_put_u64(out, count);
+	for (size_t i = 0, k = 0; i < s->n; i++)
+		if (has_field(s->v[i], f)) {
+			int64_t q = s->v[i]->sum[f] / pow10s[e];
+
+			if (k++ == 0 || q < lo)
+				lo = q;
+		}
+	for (size_t i = 0; i < s->n; i++)
+		if (has_field(s->v[i], f)) {
+			uint64_t d = (uint64_t)(s->v[i]->sum[f] / pow10s[e]) - (uint64_t)lo;
+
+			if (d > span)
+				span = d;
+		}
+	while (w < 64 && span >> w)
+		w++;
+	blob_put_u64(out, e);
+	blob_put_i64(out, lo);
+	blob_put_u64(out, w);
+	for (size_t i = 0; i < s->n && w; i++)
+		if (has_field(s->v[i], f))
+			put_bits(out, (uint64_t)(s->v[i]->sum[f] / pow10s[e]) - (uint64_t)lo, w, &fill);
+}
+
+/* Version 3: the columns, then the rows' keys and counts. */
+static void encode_columns(const struct iocost_set *s, struct blob *out)
+{
+	unsigned cols = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		for (int f = 0; f < IOCOST_FIELDS; f++)
+			cols |= (unsigned)has_field(s->v[i], f) << f;
+	blob_put_u64(out, IOCOST_BLOB_VERSION);
+	blob_put_u64(out, cols);
+	for (int f = 0; f < IOCOST_FIELDS; f++)
+		if (cols >> f & 1)
+			encode_column(out, s, f);
+	blob_put_u64(out, s->n);
+	for (size_t i = 0; i < s->n; i++)
+		encode_row(out, s->v[i], false);
+}
+
+void iocost_set_encode(const struct iocost_set *s, struct blob *out)
+{
+	struct blob rows = { 0 };
+	size_t start = out->len;
+
+	/* A column's head (count, exponent, smallest value, width) pays off over many rows; with
+	 * a few, values beside their rows (version 2) are smaller. The smaller one is kept. */
+	encode_columns(s, out);
+	blob_put_u64(&rows, IOCOST_BLOB_V2);
+	blob_put_u64(&rows, s->n);
+	for (size_t i = 0; i < s->n; i++)
+		encode_row(&rows, s->v[i], true);
+	if (!rows.oom && rows.len < out->len - start) {
+		memcpy(out->p + start, rows.p, rows.len);
+		out->len = start + rows.len;
+	}
+	blob_free(&rows);
+}
+
+/* Reads one row's fields (after its key) into n[] and sum[] (version 3: n[] only, the sums
+ * are in the columns); returns the mask of the fields present. */
+static uint64_t decode_fields(struct blob_reader *rd, uint64_t version, uint64_t n[IOCOST_FIELDS],
+			      uint64_t sum[IOCOST_FIELDS])
 {
 	uint64_t mask, exps, same_n = 0;
 
@@ -120,29 +233,98 @@ static void decode_fields(struct blob_reader *rd, uint64_t version, uint64_t n[I
 			n[f] = blob_get_u64(rd);
 			sum[f] = (uint64_t)blob_get_i64(rd);
 		}
-		return;
+		return 0;
 	}
 	mask = blob_get_u64(rd);
 	if (mask & ~(uint64_t)(IOCOST_SAME_N | ((1u << IOCOST_FIELDS) - 1))) {
 		rd->bad = true;
-		return;
+		return 0;
 	}
 	if (!(mask & ((1u << IOCOST_FIELDS) - 1)))
-		return;
+		return 0;
 	if (mask & IOCOST_SAME_N)
 		same_n = blob_get_u64(rd);
 	for (int f = 0; f < IOCOST_FIELDS; f++)
 		if (mask >> f & 1)
 			n[f] = mask & IOCOST_SAME_N ? same_n : blob_get_u64(rd);
+	if (version != IOCOST_BLOB_V2)
+		return mask & ((1u << IOCOST_FIELDS) - 1);
 	exps = blob_get_u64(rd);
 	/* wrapping, not signed overflow: a corrupt row must not be undefined behaviour */
 	for (int f = 0; f < IOCOST_FIELDS; f++)
 		if (mask >> f & 1)
 			sum[f] = (uint64_t)blob_get_i64(rd) * (uint64_t)pow10s[exps >> (2 * f) & 3];
+	return mask & ((1u << IOCOST_FIELDS) - 1);
+}
+
+/* A version 3 column being read: its values left, scale, smallest quotient, width, bits. */
+struct column {
+	uint64_t left, lo, scale;
+	unsigned w, bit;
+	const uint8_t *p, *end;
+};
+
+/* Reads the columns' heads at rd (the bits are read later, row by row) and steps past them. */
+static bool columns_open(struct column cols[IOCOST_FIELDS], struct blob_reader *rd)
+{
+	uint64_t present = blob_get_u64(rd);
+
+	if (present >> IOCOST_FIELDS)
+		return false;
+	for (int f = 0; f < IOCOST_FIELDS; f++) {
+		struct column *c = &cols[f];
+		uint64_t e, w, bytes;
+
+		memset(c, 0, sizeof(*c));
+		if (!(present >> f & 1))
+			continue;
+		c->left = blob_get_u64(rd);
+		if (!c->left)
+			return false; /* a column is there because a row has its field */
+		e = blob_get_u64(rd);
+		c->lo = (uint64_t)blob_get_i64(rd);
+		w = blob_get_u64(rd);
+		/* each value has a row, of several bytes after the columns: more values than bytes is corrupt */
+		if (rd->bad || e > IOCOST_COL_EXP || w > 64 || c->left > (uint64_t)(rd->end - rd->p))
+			return false;
+		bytes = (c->left * w + 7) / 8;
+		if (bytes > (uint64_t)(rd->end - rd->p))
+			return false;
+		c->scale = (uint64_t)pow10s[e];
+		c->w = (unsigned)w;
+		c->p = rd->p;
+		c->end = rd->p + bytes;
+		rd->p += bytes;
+	}
+	return !rd->bad;
+}
+
+/* The next value of a column (wrapping arithmetic: a corrupt row must not be undefined behaviour). */
+static bool column_next(struct column *c, uint64_t *sum)
+{
+	uint64_t v = 0;
+
+	if (!c->left)
+		return false;
+	c->left--;
+	for (unsigned got = 0; got < c->w;) {
+		unsigned take = 8 - c->bit < c->w - got ? 8 - c->bit : c->w - got;
+
+		if (c->p >= c->end)
+			return false;
+		v |= (uint64_t)(*c->p >> c->bit & ((1u << take) - 1)) << got;
+		got += take;
+		c->bit = (c->bit + take) & 7;
+		if (c->bit == 0)
+			c->p++;
+	}
+	*sum = (c->lo + v) * c->scale;
+	return true;
 }
 
 int iocost_set_add_blob(struct iocost_set *s, const void *p, size_t len)
 {
+	struct column cols[IOCOST_FIELDS];
 	struct blob_reader rd;
 	const uint8_t *plain;
 	uint8_t *scratch;
@@ -154,9 +336,11 @@ int iocost_set_add_blob(struct iocost_set *s, const void *p, size_t len)
 		return rc;
 	blob_reader_init(&rd, plain, plen);
 	version = blob_get_u64(&rd);
-	if (version != IOCOST_BLOB_V1 && version != IOCOST_BLOB_VERSION) {
-		free(scratch);
-		return -EINVAL;
+	if (version == IOCOST_BLOB_VERSION) {
+		if (!columns_open(cols, &rd))
+			goto bad;
+	} else if (version != IOCOST_BLOB_V1 && version != IOCOST_BLOB_V2) {
+		goto bad;
 	}
 	n = blob_get_u64(&rd);
 	for (uint64_t i = 0; i < n && !rd.bad; i++) {
@@ -164,26 +348,37 @@ int iocost_set_add_blob(struct iocost_set *s, const void *p, size_t len)
 		size_t devlen, pathlen;
 		const char *dev = blob_get_str(&rd, &devlen), *path = blob_get_str(&rd, &pathlen);
 		uint64_t fn[IOCOST_FIELDS] = { 0 }, fsum[IOCOST_FIELDS] = { 0 };
+		uint64_t mask = decode_fields(&rd, version, fn, fsum);
 		struct iocost_row *r;
 
-		decode_fields(&rd, version, fn, fsum);
 		if (rd.bad)
 			break;
+		for (int f = 0; version == IOCOST_BLOB_VERSION && f < IOCOST_FIELDS; f++)
+			if ((mask >> f & 1) && !column_next(&cols[f], &fsum[f]))
+				goto bad;
 		r = iocost_set_get(s, kind, dev, devlen, path, pathlen);
 		if (!r) {
-			free(scratch);
-			return -ENOMEM;
+			rc = -ENOMEM;
+			goto out;
 		}
 		for (int f = 0; f < IOCOST_FIELDS; f++) {
 			r->n[f] += fn[f];
 			r->sum[f] = (int64_t)((uint64_t)r->sum[f] + fsum[f]);
 		}
 	}
+	/* versions 2 and 3 have nothing after their rows: a blob that does is not one this wrote */
+	if (rd.bad || (version != IOCOST_BLOB_V1 && rd.p != rd.end))
+		goto bad;
+	for (int f = 0; version == IOCOST_BLOB_VERSION && f < IOCOST_FIELDS; f++)
+		if (cols[f].left)
+			goto bad;
+	rc = 0;
+	goto out;
+bad:
+	rc = -EINVAL;
+out:
 	free(scratch);
-	/* version 2 has nothing after its rows: a blob that does is not one this wrote */
-	if (version == IOCOST_BLOB_VERSION && rd.p != rd.end)
-		return -EINVAL;
-	return rd.bad ? -EINVAL : 0;
+	return rc;
 }
 
 int iocost_row_value(const struct iocost_row *r, int f, double *out)
