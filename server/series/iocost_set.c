@@ -22,7 +22,6 @@
 #define IOCOST_BLOB_V2 2
 #define IOCOST_BLOB_VERSION 3
 #define IOCOST_SAME_N 0x80
-#define IOCOST_MAX_EXP 3  /* version 2's per-row exponents: 2 bits */
 #define IOCOST_COL_EXP 18 /* version 3's per-column exponent: 10^18 still fits */
 
 static const int64_t pow10s[IOCOST_COL_EXP + 1] = { 1LL,
@@ -87,14 +86,50 @@ static bool has_field(const struct iocost_row *r, int f)
 	return r->n[f] || r->sum[f];
 }
 
-/* The largest e <= IOCOST_MAX_EXP with v a multiple of 10^e (version 2's per-value exponent). */
+/* The largest e <= 3 with v a multiple of 10^e (version 2's per-value exponent, 2 bits).
+ * Constant divisors: the compiler makes them multiplications, and a report has 140 values. */
 static unsigned dec_exp(int64_t v)
 {
-	unsigned e = 0;
+	if (v == 0 || v % 10 != 0)
+		return 0;
+	if (v % 100 != 0)
+		return 1;
+	return v % 1000 != 0 ? 2 : 3;
+}
 
-	while (v != 0 && e < IOCOST_MAX_EXP && v % pow10s[e + 1] == 0)
-		e++;
-	return v == 0 ? 0 : e;
+/* v / 10^e for e <= 3, by constant divisors. */
+static int64_t dec_div(int64_t v, unsigned e)
+{
+	return e == 0 ? v : e == 1 ? v / 10 : e == 2 ? v / 100 : v / 1000;
+}
+
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* The bytes version 2 spends on row r's values beside its key and counts: the exponents and
+ * the zigzag quotients. */
+static size_t row_values_len(const struct iocost_row *r)
+{
+	unsigned exps = 0;
+	size_t n = 0;
+
+	for (int f = 0; f < IOCOST_FIELDS; f++)
+		if (has_field(r, f)) {
+			unsigned e = dec_exp(r->sum[f]);
+			int64_t q = dec_div(r->sum[f], e);
+
+			exps |= e << (2 * f);
+			n += varint_len(((uint64_t)q << 1) ^ (uint64_t)(q >> 63));
+		}
+	return n ? n + varint_len(exps) : 0;
 }
 
 /* Appends row r: its key, field mask and sample counts, and with values (version 2) the
@@ -114,7 +149,7 @@ static void encode_row(struct blob *out, const struct iocost_row *r, bool values
 				first = f;
 			else if (r->n[f] != r->n[first])
 				same = 0;
-			exps |= dec_exp(r->sum[f]) << (2 * f);
+			exps |= values ? dec_exp(r->sum[f]) << (2 * f) : 0;
 		}
 	blob_put_u64(out, mask | (mask ? same : 0));
 	for (int f = 0; f < IOCOST_FIELDS; f++)
@@ -125,7 +160,7 @@ static void encode_row(struct blob *out, const struct iocost_row *r, bool values
 	blob_put_u64(out, exps);
 	for (int f = 0; f < IOCOST_FIELDS; f++)
 		if (mask >> f & 1)
-			blob_put_i64(out, r->sum[f] / pow10s[exps >> (2 * f) & 3]);
+			blob_put_i64(out, dec_div(r->sum[f], exps >> (2 * f) & 3));
 }
 
 /* Appends the low w bits of v (w <= 64) at bit *fill of out's last byte, least significant first. */
@@ -146,49 +181,57 @@ static void put_bits(struct blob *out, uint64_t v, unsigned w, unsigned *fill)
 	}
 }
 
-/* Appends field f's column: count, exponent, smallest quotient, width, the bits. */
-static void encode_column(struct blob *out, const struct iocost_set *s, int f)
+/* Appends field f's column: count, exponent, smallest quotient, width, the bits. q has room
+ * for a quotient per row. */
+static void encode_column(struct blob *out, const struct iocost_set *s, int f, int64_t *q)
 {
 	unsigned e = IOCOST_COL_EXP, w = 0, fill = 0;
-	uint64_t count = 0, span = 0;
+	size_t count = 0;
+	uint64_t span = 0;
 	int64_t lo = 0;
 
-	for (size_t i = 0; i < s->n; i++)
-		if (has_field(s->v[i], f)) {
-			while (e > 0 && s->v[i]->sum[f] % pow10s[e] != 0)
-				e--;
-			count++;
-		}
-	blob_put_u64(out, count);
-	for (size_t i = 0, k = 0; i < s->n; i++)
-		if (has_field(s->v[i], f)) {
-			int64_t q = s->v[i]->sum[f] / pow10s[e];
+	for (size_t i = 0; i < s->n; i++) {
+		int64_t v = s->v[i]->sum[f];
+		unsigned ev = 0;
 
-			if (k++ == 0 || q < lo)
-				lo = q;
-		}
-	for (size_t i = 0; i < s->n; i++)
-		if (has_field(s->v[i], f)) {
-			uint64_t d = (uint64_t)(s->v[i]->sum[f] / pow10s[e]) - (uint64_t)lo;
-
-			if (d > span)
-				span = d;
-		}
+		if (!has_field(s->v[i], f))
+			continue;
+		/* counted up from 0 by a constant divisor: nearly every value has 0 to 3 trailing zeros */
+		for (int64_t t = v; t != 0 && ev < e && t % 10 == 0; t /= 10)
+			ev++;
+		if (v != 0)
+			e = ev;
+		q[count++] = v;
+	}
+	for (size_t k = 0; k < count; k++) {
+		if (e)
+			q[k] /= pow10s[e];
+		if (k == 0 || q[k] < lo)
+			lo = q[k];
+	}
+	for (size_t k = 0; k < count; k++)
+		if ((uint64_t)q[k] - (uint64_t)lo > span)
+			span = (uint64_t)q[k] - (uint64_t)lo;
 	while (w < 64 && span >> w)
 		w++;
+	blob_put_u64(out, count);
 	blob_put_u64(out, e);
 	blob_put_i64(out, lo);
 	blob_put_u64(out, w);
-	for (size_t i = 0; i < s->n && w; i++)
-		if (has_field(s->v[i], f))
-			put_bits(out, (uint64_t)(s->v[i]->sum[f] / pow10s[e]) - (uint64_t)lo, w, &fill);
+	for (size_t k = 0; k < count && w; k++)
+		put_bits(out, (uint64_t)q[k] - (uint64_t)lo, w, &fill);
 }
 
-/* Version 3: the columns, then the rows' keys and counts. */
+/* Version 3's head: the version, the fields present, their columns. */
 static void encode_columns(const struct iocost_set *s, struct blob *out)
 {
 	unsigned cols = 0;
+	int64_t *q = malloc((s->n ? s->n : 1) * sizeof(*q));
 
+	if (!q) {
+		out->oom = true;
+		return;
+	}
 	for (size_t i = 0; i < s->n; i++)
 		for (int f = 0; f < IOCOST_FIELDS; f++)
 			cols |= (unsigned)has_field(s->v[i], f) << f;
@@ -196,29 +239,31 @@ static void encode_columns(const struct iocost_set *s, struct blob *out)
 	blob_put_u64(out, cols);
 	for (int f = 0; f < IOCOST_FIELDS; f++)
 		if (cols >> f & 1)
-			encode_column(out, s, f);
-	blob_put_u64(out, s->n);
-	for (size_t i = 0; i < s->n; i++)
-		encode_row(out, s->v[i], false);
+			encode_column(out, s, f, q);
+	free(q);
 }
 
 void iocost_set_encode(const struct iocost_set *s, struct blob *out)
 {
-	struct blob rows = { 0 };
-	size_t start = out->len;
+	size_t start = out->len, beside = 0;
+	bool columns;
 
-	/* A column's head (count, exponent, smallest value, width) pays off over many rows; with
-	 * a few, values beside their rows (version 2) are smaller. The smaller one is kept. */
+	/* Both versions write every row's key and counts; they differ in where the values go. A
+	 * column's head (count, exponent, smallest value, width) pays off over many rows; with a
+	 * few, values beside their rows (version 2) take less, and that is written instead. */
 	encode_columns(s, out);
-	blob_put_u64(&rows, IOCOST_BLOB_V2);
-	blob_put_u64(&rows, s->n);
+	if (out->oom)
+		return;
 	for (size_t i = 0; i < s->n; i++)
-		encode_row(&rows, s->v[i], true);
-	if (!rows.oom && rows.len < out->len - start) {
-		memcpy(out->p + start, rows.p, rows.len);
-		out->len = start + rows.len;
+		beside += row_values_len(s->v[i]);
+	columns = out->len - start - 1 <= beside; /* the version, one byte, is in both */
+	if (!columns) {
+		out->len = start;
+		blob_put_u64(out, IOCOST_BLOB_V2);
 	}
-	blob_free(&rows);
+	blob_put_u64(out, s->n);
+	for (size_t i = 0; i < s->n; i++)
+		encode_row(out, s->v[i], !columns);
 }
 
 /* Reads one row's fields (after its key) into n[] and sum[] (version 3: n[] only, the sums
