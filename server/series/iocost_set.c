@@ -175,7 +175,7 @@ static void put_bits(struct blob *out, uint64_t v, unsigned w, unsigned *fill)
 			out->p[out->len++] = 0;
 		}
 		out->p[out->len - 1] |= (uint8_t)((v & ((1u << take) - 1)) << *fill);
-		v = take < 64 ? v >> take : 0;
+		v >>= take; /* take is at most 8 */
 		w -= take;
 		*fill = (*fill + take) & 7;
 	}

@@ -1,7 +1,8 @@
 /* iocost_set.h - iocost state as the server stores it: per disk the vrate,
  * per (disk, cgroup) weight, hweights, usage and wait/debt/delay, kept as sums
  * with sample counts so rows merge by adding (a rollup is a sum; the query
- * divides). Encoded as varints in one blob per report or rollup row. */
+ * divides). Encoded in one blob per report or rollup row: varints, and for a
+ * set of many rows bit-packed columns of values (iocost_set.c). */
 #ifndef SCHEDIO_SERVER_SERIES_IOCOST_SET_H
 #define SCHEDIO_SERVER_SERIES_IOCOST_SET_H
 
