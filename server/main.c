@@ -21,6 +21,7 @@
 #include "server/http/http.h"
 #include "server/http/listen.h"
 #include "server/ingest/ingest.h"
+#include "server/series/blob_dict.h"
 #include "server/series/rollup.h"
 #include "server/server.h"
 #include "server/http/ssd_ratelimit.h"
@@ -66,6 +67,11 @@ static void usage(void)
 	       "                        refused the same way (default 4096, 1..1000000)\n"
 	       "  --ingest-linger MS    while few reports wait, gather more for up to this long before\n"
 	       "                        committing them together (default 10, 0..100; 0: never)\n"
+	       "  --blob-dict-samples N train a zstd dictionary for the reports' blobs on the first N\n"
+	       "                        reports (default 1000, 0..100000; 0: none, new blobs packed\n"
+	       "                        without one)\n"
+	       "  --blob-dict-grace S   use a new dictionary S seconds after it is stored, once every\n"
+	       "                        server on the database has loaded it (default 15, 0..3600)\n"
 	       "  --retain-raw DUR      keep raw report data this long (default 48h; s, m, h, d suffixes)\n"
 	       "  --retain-minute DUR   keep 1-minute rollups this long (default 14d)\n"
 	       "  --retain-hour DUR     keep 1-hour rollups this long (default 365d)\n"
@@ -157,7 +163,9 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		O_METRICS_PER_HOST,
 		O_INGEST_MAX_WAIT,
 		O_INGEST_QUEUE,
-		O_INGEST_LINGER
+		O_INGEST_LINGER,
+		O_BLOB_DICT_SAMPLES,
+		O_BLOB_DICT_GRACE
 	};
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -181,6 +189,8 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 		{ "ingest-max-wait", required_argument, NULL, O_INGEST_MAX_WAIT },
 		{ "ingest-linger", required_argument, NULL, O_INGEST_LINGER },
 		{ "ingest-queue", required_argument, NULL, O_INGEST_QUEUE },
+		{ "blob-dict-samples", required_argument, NULL, O_BLOB_DICT_SAMPLES },
+		{ "blob-dict-grace", required_argument, NULL, O_BLOB_DICT_GRACE },
 		CLI_OPTS_COMMON,
 	};
 	uint64_t v;
@@ -268,6 +278,16 @@ static int parse_serve(struct server_options *o, int argc, char **argv)
 			if (cli_parse_u64(optarg, 0, 100, &v))
 				cli_usage_error(prog, "--ingest-linger wants milliseconds 0..100, not '%s'", optarg);
 			o->ingest_linger_ms = (unsigned)v;
+			break;
+		case O_BLOB_DICT_SAMPLES:
+			if (cli_parse_u64(optarg, 0, 100000, &v))
+				cli_usage_error(prog, "--blob-dict-samples wants 0..100000, not '%s'", optarg);
+			o->blob_dict_samples = (unsigned)v;
+			break;
+		case O_BLOB_DICT_GRACE:
+			if (cli_parse_u64(optarg, 0, 3600, &v))
+				cli_usage_error(prog, "--blob-dict-grace wants seconds 0..3600, not '%s'", optarg);
+			o->blob_dict_grace_s = (unsigned)v;
 			break;
 		default:
 			cli_opts_common(prog, c, argc, argv, usage);
@@ -372,6 +392,8 @@ static int serve(int argc, char **argv)
 			.ingest_queue = 4096,
 			.ingest_max_wait_ms = 500,
 			.ingest_linger_ms = 10,
+			.blob_dict_samples = BLOB_DICT_SAMPLES_DEFAULT,
+			.blob_dict_grace_s = BLOB_DICT_GRACE_MS_DEFAULT / 1000,
 			.retain_ms = { rollup_default_retain_ms[0], rollup_default_retain_ms[1],
 				       rollup_default_retain_ms[2] },
 		},
@@ -383,6 +405,7 @@ static int serve(int argc, char **argv)
 	int sig, rc = 1;
 
 	parse_serve(&srv.opt, argc, argv);
+	blob_dict_configure(srv.opt.blob_dict_samples, (int64_t)srv.opt.blob_dict_grace_s * 1000);
 	if (srv.opt.tls_cert) {
 		srv.tls_cert_pem = read_pem("--tls-cert", srv.opt.tls_cert);
 		srv.tls_key_pem = srv.tls_cert_pem ? read_pem("--tls-key", srv.opt.tls_key) : NULL;

@@ -34,6 +34,8 @@ struct server_options {
 	bool metrics_per_host; /* /metrics: each host's runqueue latency histogram, not only the fleet's */
 	unsigned ingest_queue; /* reports waiting for the ingest writer at most (--ingest-queue) */
 	unsigned ingest_max_wait_ms; /* a report is stored or refused within about this long (--ingest-max-wait) */
+	unsigned blob_dict_samples;  /* reports a blob dictionary is trained on, 0: none (--blob-dict-samples) */
+	unsigned blob_dict_grace_s;  /* a stored dictionary is used this long after (--blob-dict-grace) */
 	unsigned ingest_linger_ms;   /* the ingest writer gathers a batch this long at most (--ingest-linger) */
 };
 

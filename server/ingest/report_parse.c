@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/labels.h"
+#include "server/series/blob_dict.h"
 #include "server/series/iocost_set.h"
 #include "server/json/json_arena.h"
 #include "server/json/json_parse.h"
@@ -582,7 +583,7 @@ static int parse_runqlat(struct parse *ps, const cJSON *rq, struct report *rep)
 	if (parse_by_scheduler(ps, rq, rep->kernel, sc, &sched))
 		goto out;
 	runqlat_set_encode_host_hist(&rep->host_hist, &sc->host, &sched, rep->sched_group);
-	if (rep->host_hist.oom || rep->series.oom || blob_pack(&rep->series)) {
+	if (rep->host_hist.oom || rep->series.oom || blob_pack_kind(&rep->series, BLOB_DICT_SERIES)) {
 		fail(ps, 500, "out of memory");
 		goto out;
 	}
@@ -1479,7 +1480,7 @@ int report_parse(const char *body, size_t len, struct report *rep, char *err, si
 	}
 	if (sec || io.n) {
 		iocost_set_encode(&io, &rep->iocost);
-		if (rep->iocost.oom || blob_pack(&rep->iocost)) {
+		if (rep->iocost.oom || blob_pack_kind(&rep->iocost, BLOB_DICT_IOCOST)) {
 			fail(&ps, 500, "out of memory");
 			goto out;
 		}

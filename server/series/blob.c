@@ -11,6 +11,8 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_c_format: frames without the magic number */
 #include <zstd.h>
 
+#include "server/series/blob_dict.h"
+
 bool blob_reserve(struct blob *b, size_t more)
 {
 	size_t cap;
@@ -235,9 +237,11 @@ static ZSTD_DCtx *packer_dctx(struct packers *z)
 	return z->dctx;
 }
 
-/* Compresses b into dst; a joined blob's first section ends a zstd block, so
- * the second gets its own literal statistics. Returns the size or a zstd error. */
-static size_t compress_sections(ZSTD_CCtx *cctx, uint8_t *dst, size_t cap, const struct blob *b)
+/* Compresses b into dst, with cdict when not NULL; a joined blob's first
+ * section ends a zstd block, so the second gets its own literal statistics.
+ * Returns the size or a zstd error. */
+static size_t compress_sections(ZSTD_CCtx *cctx, const ZSTD_CDict *cdict, uint8_t *dst, size_t cap,
+				const struct blob *b)
 {
 	ZSTD_outBuffer out = { dst, cap, 0 };
 	ZSTD_inBuffer in = { b->p, b->split, 0 };
@@ -246,33 +250,32 @@ static size_t compress_sections(ZSTD_CCtx *cctx, uint8_t *dst, size_t cap, const
 	/* A blob split in sections is one whose second section holds small counts
 	 * that only entropy coding shrinks (level 1 Huffman-codes literals); the
 	 * rest (keys repeated from row to row) shrink by matches alone, which
-	 * level -1 finds as well at a third of the CPU. */
-	rc = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, b->split ? 1 : -1);
+	 * level -1 finds as well at a third of the CPU. A dictionary brings its
+	 * own level (1) and code tables. */
+	rc = cdict ? ZSTD_CCtx_refCDict(cctx, cdict)
+		   : ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, b->split ? 1 : -1);
 	if (ZSTD_isError(rc))
 		return rc;
 	/* the size known up front sizes the match tables to the blob, not to the level's default window */
 	rc = ZSTD_CCtx_setPledgedSrcSize(cctx, b->len);
-	if (ZSTD_isError(rc))
-		return rc;
-	if (b->split) {
+	if (!ZSTD_isError(rc) && b->split) {
 		rc = ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_flush);
-		if (ZSTD_isError(rc) || rc != 0 || in.pos != in.size)
-			return ZSTD_isError(rc) ? rc : (size_t)-1;
+		if (!ZSTD_isError(rc) && (rc != 0 || in.pos != in.size))
+			rc = (size_t)-1;
 	}
-	in.size = b->len;
-	rc = ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_end);
-	if (ZSTD_isError(rc) || rc != 0)
-		return ZSTD_isError(rc) ? rc : (size_t)-1;
-	return out.pos;
+	if (!ZSTD_isError(rc)) {
+		in.size = b->len;
+		rc = ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_end);
+		if (!ZSTD_isError(rc) && rc != 0)
+			rc = (size_t)-1;
+	}
+	if (cdict)
+		ZSTD_CCtx_refCDict(cctx, NULL); /* the context packs without it next */
+	return ZSTD_isError(rc) ? rc : out.pos;
 }
 
-int blob_pack(struct blob *b)
+void blob_layout(struct blob *b)
 {
-	struct blob packed = { 0 };
-	struct packers *z;
-	ZSTD_CCtx *cctx;
-	size_t bound, n;
-
 	if (b->finish) {
 		void (*finish)(struct blob *) = b->finish;
 
@@ -280,20 +283,38 @@ int blob_pack(struct blob *b)
 		finish(b);
 	}
 	blob_join(b);
+}
+
+int blob_pack_with(struct blob *b, const struct ZSTD_CDict_s *cdict, uint32_t dict_id)
+{
+	struct blob packed = { 0 };
+	struct packers *z;
+	ZSTD_CCtx *cctx;
+	size_t bound, n;
+
+	blob_layout(b);
 	if (b->oom)
 		return -ENOMEM;
-	if (b->len < BLOB_PACK_MIN || b->len > BLOB_UNPACK_MAX || b->p[0] == BLOB_PACKED || b->p[0] == BLOB_PACKED_ZSTD)
+	if (b->len < BLOB_PACK_MIN || b->len > BLOB_UNPACK_MAX || b->p[0] == BLOB_PACKED ||
+	    b->p[0] == BLOB_PACKED_ZSTD || b->p[0] == BLOB_PACKED_ZSTD_DICT)
 		return 0;
 	z = packers();
 	cctx = z ? packer_cctx(z) : NULL;
 	if (!cctx)
 		return -ENOMEM;
 	bound = ZSTD_compressBound(b->len) + 32; /* + a second block's header */
-	blob_put_u64(&packed, BLOB_PACKED_ZSTD);
+	if (cdict) {
+		blob_put_u64(&packed, BLOB_PACKED_ZSTD_DICT);
+		if (blob_reserve(&packed, 4))
+			for (int i = 0; i < 4; i++)
+				packed.p[packed.len++] = (uint8_t)(dict_id >> (8 * i));
+	} else {
+		blob_put_u64(&packed, BLOB_PACKED_ZSTD);
+	}
 	blob_put_u64(&packed, b->len);
 	if (!blob_reserve(&packed, bound))
 		return -ENOMEM;
-	n = compress_sections(cctx, packed.p + packed.len, bound, b);
+	n = compress_sections(cctx, cdict, packed.p + packed.len, bound, b);
 	if (ZSTD_isError(n) || packed.len + n >= b->len) {
 		blob_free(&packed);
 		return 0;
@@ -304,14 +325,24 @@ int blob_pack(struct blob *b)
 	return 0;
 }
 
-static int unpack_zstd(struct packers *z, const uint8_t *p, size_t len, uint8_t *out, size_t plain)
+int blob_pack(struct blob *b)
+{
+	return blob_pack_with(b, NULL, 0);
+}
+
+static int unpack_zstd(struct packers *z, const ZSTD_DDict *ddict, const uint8_t *p, size_t len, uint8_t *out,
+		       size_t plain)
 {
 	ZSTD_DCtx *dctx = packer_dctx(z);
 	size_t n;
 
 	if (!dctx)
 		return -ENOMEM;
+	if (ddict && ZSTD_isError(ZSTD_DCtx_refDDict(dctx, ddict)))
+		return -ENOMEM;
 	n = ZSTD_decompressDCtx(dctx, out, plain, p, len);
+	if (ddict)
+		ZSTD_DCtx_refDDict(dctx, NULL);
 	return ZSTD_isError(n) || n != plain ? -EINVAL : 0;
 }
 
@@ -333,6 +364,7 @@ static int unpack_zlib(struct packers *z, const uint8_t *p, size_t len, uint8_t 
 
 int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, uint8_t **scratch)
 {
+	const ZSTD_DDict *ddict = NULL;
 	struct blob_reader r;
 	struct packers *z;
 	uint8_t marker;
@@ -341,13 +373,24 @@ int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, 
 
 	*scratch = NULL;
 	marker = len ? ((const uint8_t *)p)[0] : 0;
-	if (marker != BLOB_PACKED && marker != BLOB_PACKED_ZSTD) {
+	if (marker != BLOB_PACKED && marker != BLOB_PACKED_ZSTD && marker != BLOB_PACKED_ZSTD_DICT) {
 		*out = p;
 		*outlen = len;
 		return 0;
 	}
 	blob_reader_init(&r, p, len);
 	blob_get_u64(&r);
+	if (marker == BLOB_PACKED_ZSTD_DICT) {
+		uint32_t id = 0;
+
+		if (r.end - r.p < 4)
+			return -EINVAL;
+		for (int i = 0; i < 4; i++)
+			id |= (uint32_t)*r.p++ << (8 * i);
+		ddict = (const ZSTD_DDict *)blob_dict_ddict(id);
+		if (!ddict)
+			return -EINVAL; /* a dictionary this process does not have: the blob cannot be read */
+	}
 	plain = blob_get_u64(&r);
 	if (r.bad || plain == 0 || plain > BLOB_UNPACK_MAX)
 		return -EINVAL;
@@ -357,10 +400,10 @@ int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, 
 	*scratch = malloc(plain);
 	if (!*scratch)
 		return -ENOMEM;
-	if (marker == BLOB_PACKED_ZSTD)
-		rc = unpack_zstd(z, r.p, (size_t)(r.end - r.p), *scratch, plain);
-	else
+	if (marker == BLOB_PACKED)
 		rc = unpack_zlib(z, r.p, (size_t)(r.end - r.p), *scratch, plain);
+	else
+		rc = unpack_zstd(z, ddict, r.p, (size_t)(r.end - r.p), *scratch, plain);
 	if (rc) {
 		free(*scratch);
 		*scratch = NULL;

@@ -62,18 +62,24 @@ bool blob_split(const uint8_t *p, size_t len, size_t *first, size_t *second);
 /* Packing: an encoded blob of at least BLOB_PACK_MIN bytes is stored zstd
  * compressed behind the marker BLOB_PACKED_ZSTD and its plain length, when
  * that is smaller; readers unpack before decoding. Rows written before issue
- * 18 may be zlib compressed behind BLOB_PACKED, and still unpack. Encodings
+ * 18 may be zlib compressed behind BLOB_PACKED, and still unpack. A blob
+ * packed with a dictionary is marked BLOB_PACKED_ZSTD_DICT (blob_dict.h). Encodings
  * start with a version varint below both markers, so the first byte tells
  * them apart. */
 #define BLOB_PACKED 0x7f
 #define BLOB_PACKED_ZSTD 0x7e
+#define BLOB_PACKED_ZSTD_DICT 0x7d /* then the dictionary id (4 bytes, little endian), the plain length, the frame */
 #define BLOB_PACK_MIN 32
 #define BLOB_UNPACK_MAX (64u << 20)
 
-/* Lets b's encoder lay it out for packing (b->finish), joins its sections (blob_join), then
- * replaces b's bytes by their packed form when that is smaller (a packed blob stays as it is);
- * returns 0 or -ENOMEM. */
+/* Lets b's encoder lay it out for packing (b->finish), then joins its sections (blob_join). */
+void blob_layout(struct blob *b);
+/* Lays b out (blob_layout), then replaces b's bytes by their packed form when that is smaller (a
+ * packed blob stays as it is); returns 0 or -ENOMEM. */
 int blob_pack(struct blob *b);
+struct ZSTD_CDict_s;
+/* blob_pack with zstd dictionary cdict (registered as dict_id; see blob_dict.h), or without one when NULL. */
+int blob_pack_with(struct blob *b, const struct ZSTD_CDict_s *cdict, uint32_t dict_id);
 /* The plain bytes of a stored blob: *out points into p, or into *scratch
  * (malloc'd, free it) for a packed one. Returns 0 or -EINVAL for a bad pack. */
 int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, uint8_t **scratch);

@@ -29,6 +29,7 @@
 #include "server/ingest/ingest.h"
 #include "server/series/iocost_set.h"
 #include "server/series/runqlat_set.h"
+#include "server/store/store_dicts.h"
 
 #define DAY_MS (24 * STORE_HOUR_MS)
 /* The rollup worker's nice value (see rollup_main). */
@@ -502,6 +503,9 @@ int rollup_run(struct rollup *ru, int64_t now_ms)
 	more = rc ? roll_all(ru, now_ms) : follow_marks(ru);
 	if (more < 0)
 		goto fail;
+	/* The leader trains the blob dictionaries; every server loads them (a failure is retried next round). */
+	if (store_dicts_tend(ru->st, now_ms, rc > 0))
+		log_warn("rollup: blob dictionaries: %s (will retry)", ru->st->ops->errmsg(ru->st));
 	rc = leads(ru, STORE_JOB_RETAIN);
 	if (rc < 0)
 		goto fail;

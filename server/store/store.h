@@ -86,6 +86,8 @@ typedef int (*store_exit_fn)(void *arg, const struct store_exit *e);
 typedef int (*store_id_fn)(void *arg, int64_t a, int64_t b);
 typedef int (*store_name_fn)(void *arg, const char *name);
 typedef int (*store_experiment_fn)(void *arg, const struct store_experiment *e);
+/* A stored zstd dictionary (blob_dicts): its id, kind (enum blob_dict_kind), bytes and when it was stored. */
+typedef int (*store_dict_fn)(void *arg, uint32_t id, int kind, const void *p, size_t len, int64_t created_ms);
 
 struct store;
 
@@ -149,6 +151,11 @@ struct store_ops {
 	 * The raw level takes the reports' health with them; the 1-minute level also
 	 * deletes the sched_ext exits and the label spans (but each host's latest) before before_ms. */
 	int (*expire)(struct store *st, enum store_level lv, int64_t before_ms, int max);
+	/* Stores zstd dictionary id of kind (nothing when id is stored already); 0 or -1. Outside begin/commit:
+	 * it is committed when this returns, before any blob is packed with it. */
+	int (*dict_put)(struct store *st, uint32_t id, int kind, const void *p, size_t len, int64_t now_ms);
+	/* Every stored dictionary, oldest first. */
+	int (*dicts)(struct store *st, store_dict_fn fn, void *arg);
 	/* A persisted integer setting (rollup progress); returns 0 and *v, 1 when unset, -1 on error. */
 	int (*meta_get)(struct store *st, const char *key, int64_t *v);
 	int (*meta_put)(struct store *st, const char *key, int64_t v);

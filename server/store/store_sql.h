@@ -50,6 +50,9 @@
 #define STORE_SQL_FLEET_DEL "DELETE FROM fleet_rollups WHERE level = $1 AND t = $2 AND dim = $3 AND key = $4"
 #define STORE_SQL_EXPIRE_FLEET "DELETE FROM fleet_rollups WHERE level = $1 AND t < $2"
 #define STORE_SQL_META_GET "SELECT value FROM server_meta WHERE key = $1"
+#define STORE_SQL_DICT_PUT                                                                                             \
+	"INSERT INTO blob_dicts (id, kind, dict, created_ms) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING"
+#define STORE_SQL_DICTS "SELECT id, kind, dict, created_ms FROM blob_dicts ORDER BY created_ms, id"
 
 #define STORE_SQL_TOKEN_REVOKE "UPDATE tokens SET revoked_ms = $1 WHERE name = $2 AND revoked_ms IS NULL"
 #define STORE_SQL_TOKEN_LIST "SELECT name, scope, created_ms, revoked_ms FROM tokens ORDER BY id"

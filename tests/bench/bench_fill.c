@@ -19,9 +19,9 @@
 #include "server/ingest/report_parse.h"
 #include "server/series/rollup.h"
 #include "server/store/store.h"
+#include "server/store/store_dicts.h"
 
 #define BATCH 500
-#define TAILS 16
 
 static double now_s(void)
 {
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	unsigned hosts = 10, span_min = 24 * 60, interval_s = 10;
 	struct report reps[BATCH], *ptrs[BATCH];
 	int results[BATCH], c, n = 0, rc = 1;
-	char *tails[TAILS], err[512];
+	char err[512];
 	long long end_ms, start_ms, count = 0;
 	struct store *st, *rs;
 	struct rollup *ru;
@@ -94,8 +94,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_fill: %s\n", err);
 		return 1;
 	}
-	for (int i = 0; i < TAILS; i++)
-		tails[i] = bench_tail();
 	end_ms = ingest_now_ms();
 	end_ms -= end_ms % 60000;
 	start_ms = end_ms - (long long)span_min * 60000;
@@ -103,11 +101,16 @@ int main(int argc, char **argv)
 	for (long long t = start_ms, seq = 1; t < end_ms; t += interval_s * 1000LL, seq++) {
 		for (unsigned h = 0; h < hosts; h++) {
 			size_t len;
-			char *body = bench_body("fill", h, (unsigned long long)seq, t, interval_s * 1000LL,
-						tails[(h + seq) % TAILS], &len);
-			int status = report_parse(body, len, &reps[n], err, sizeof(err));
+			/* a tail of its own: the blob dictionaries are trained on the first reports,
+			 * and a few tails repeated would be learnt whole (see loadgen's TAILS) */
+			char *tail = bench_tail();
+			char *body =
+			    tail ? bench_body("fill", h, (unsigned long long)seq, t, interval_s * 1000LL, tail, &len)
+				 : NULL;
+			int status = body ? report_parse(body, len, &reps[n], err, sizeof(err)) : 500;
 
 			free(body);
+			free(tail);
 			if (status) {
 				fprintf(stderr, "bench_fill: report refused: %s\n", err);
 				goto out;
@@ -123,6 +126,12 @@ int main(int argc, char **argv)
 				}
 				for (int k = 0; k < n; k++)
 					report_free(&reps[k]);
+				/* the blob dictionaries are trained and taken into use as a server's rollup worker
+				 * would (it does so every 5 s), on the fill's clock */
+				if (store_dicts_tend(st, t + interval_s * 1000LL, true) < 0) {
+					fprintf(stderr, "bench_fill: %s\n", st->ops->errmsg(st));
+					goto out;
+				}
 				if ((count / BATCH) % 20 == 0)
 					st->ops->maintain(st, true); /* handles never checkpoint on their own */
 				count += n;
@@ -177,8 +186,6 @@ int main(int argc, char **argv)
 out:
 	for (int k = 0; k < n; k++)
 		report_free(&reps[k]);
-	for (int i = 0; i < TAILS; i++)
-		free(tails[i]);
 	st->ops->close(st);
 	sqlite3_close(db);
 	return rc;

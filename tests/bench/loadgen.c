@@ -43,7 +43,12 @@
 
 #include "bench_report.h"
 
-#define TAILS 16
+/* Distinct report tails (histograms and iocost rows) sent round robin. The
+ * server trains its blob dictionaries on the first reports it gets
+ * (--blob-dict-samples, 1,000 by default): with a few tails repeated, a
+ * dictionary would hold the test data itself and pack it as no fleet's reports
+ * pack. With this many, a tail is about one sample among the 1,000. */
+#define TAILS 1024
 
 struct opts {
 	const char *url, *token, *get;

@@ -79,8 +79,9 @@ def query(db, sql):
 def undo_schema_after_16(db):
     """Undoes what migrations after 16 added (0017: SSD result kinds; SQLite's
     0018: report keys staged and moved out of the reports table, which gets its
-    primary key and host index back), so that a test taking a database back to
-    an older schema can have them run again."""
+    primary key and host index back; 0019: the blob dictionaries), so that a
+    test taking a database back to an older schema can have them run again."""
+    query(db, "DROP TABLE blob_dicts")
     query(db, "ALTER TABLE ssd_results DROP COLUMN kind")
     query(db, "ALTER TABLE ssd_models DROP COLUMN quick")
     if not is_pg(db):

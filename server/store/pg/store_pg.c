@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "server/series/rollup.h"
+#include "server/store/store_dicts.h"
 #include "server/store/store_sql.h"
 
 #define LATE_SLACK_MS 30000LL
@@ -142,6 +143,8 @@ static const char *const sql[STORE_PG_COUNT] = {
 	[STORE_PG_META_PUT] =
 	    "INSERT INTO server_meta (key, value) VALUES ($1::text, $2::text) ON CONFLICT (key) DO UPDATE "
 	    "SET value = EXCLUDED.value",
+	[STORE_PG_DICT_PUT] = STORE_SQL_DICT_PUT,
+	[STORE_PG_DICTS] = STORE_SQL_DICTS,
 	[STORE_PG_SIZE] = "SELECT pg_database_size(current_database())::bigint",
 	[STORE_PG_TRY_LOCK] = "SELECT CASE WHEN pg_try_advisory_lock($1::bigint) THEN 1::bigint ELSE 0::bigint END",
 	[STORE_PG_EXPIRE_EXITS] = STORE_SQL_EXPIRE_EXITS,
@@ -176,12 +179,12 @@ static const char *const sql[STORE_PG_COUNT] = {
 };
 
 static const char *const names[STORE_PG_COUNT] = {
-	"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",  "p9",  "p10", "p11", "p12", "p13",
-	"p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25", "p26", "p27",
-	"p28", "p29", "p30", "p31", "p32", "p33", "p34", "p35", "p36", "p37", "p38", "p39", "p40",
+	"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",  "p9",  "p10", "p11", "p12", "p13", "p14",
+	"p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25", "p26", "p27", "p28", "p29",
+	"p30", "p31", "p32", "p33", "p34", "p35", "p36", "p37", "p38", "p39", "p40", "p41", "p42",
 };
 
-_Static_assert(STORE_PG_COUNT == 41, "one name per statement");
+_Static_assert(STORE_PG_COUNT == 43, "one name per statement");
 
 const char *store_pg_name(enum store_pg_stmt which)
 {
@@ -568,6 +571,35 @@ static int store_pg_meta_put(struct store *base, const char *key, int64_t v)
 	return run_cmd(from(base), STORE_PG_META_PUT, &p) < 0 ? -1 : 0;
 }
 
+static int store_pg_dict_put(struct store *base, uint32_t id, int kind, const void *dict, size_t len, int64_t now_ms)
+{
+	struct pg_params p = { 0 };
+
+	pg_p_int(&p, id);
+	pg_p_int(&p, kind);
+	pg_p_blob(&p, dict, len, true);
+	pg_p_int(&p, now_ms);
+	return run_cmd(from(base), STORE_PG_DICT_PUT, &p) < 0 ? -1 : 0;
+}
+
+static int store_pg_dicts(struct store *base, store_dict_fn fn, void *arg)
+{
+	struct pg_params p = { 0 };
+	PGresult *r = pg_run(from(base)->c, names[STORE_PG_DICTS], &p);
+	int rc = 0;
+
+	if (!r)
+		return -1;
+	for (int i = 0; rc == 0 && i < PQntuples(r); i++) {
+		size_t len;
+		const void *d = pg_blob(r, i, 2, &len);
+
+		rc = fn(arg, (uint32_t)pg_int(r, i, 0), (int)pg_int(r, i, 1), d, len, pg_int(r, i, 3));
+	}
+	PQclear(r);
+	return rc;
+}
+
 /* Session-level advisory lock per job: held until this connection ends, so
  * the leader keeps its job while alive and another server takes it over
  * within one rollup round after the leader dies (its connection drops). */
@@ -650,6 +682,8 @@ static const struct store_ops store_pg_ops = {
 	.expire = store_pg_expire,
 	.meta_get = store_pg_meta_get,
 	.meta_put = store_pg_meta_put,
+	.dict_put = store_pg_dict_put,
+	.dicts = store_pg_dicts,
 	.maintain = store_pg_maintain,
 	.try_lead = store_pg_try_lead,
 	.size_bytes = store_pg_size_bytes,
@@ -676,5 +710,13 @@ struct store *store_pg_open(const char *conninfo, char *err, size_t errlen)
 
 struct store *store_open(const char *db, char *err, size_t errlen)
 {
-	return pg_is_conninfo(db) ? store_pg_open(db, err, errlen) : store_sqlite_open(db, err, errlen);
+	struct store *st = pg_is_conninfo(db) ? store_pg_open(db, err, errlen) : store_sqlite_open(db, err, errlen);
+
+	/* its blobs may name dictionaries: every handle's process can read them */
+	if (st && store_dicts_load(st)) {
+		snprintf(err, errlen, "cannot load the blob dictionaries: %s", st->ops->errmsg(st));
+		st->ops->close(st);
+		return NULL;
+	}
+	return st;
 }

@@ -101,6 +101,8 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	[STORE_SQLITE_EXPIRE_FLEET] = STORE_SQL_EXPIRE_FLEET,
 	[STORE_SQLITE_META_GET] = STORE_SQL_META_GET,
 	[STORE_SQLITE_META_PUT] = "INSERT OR REPLACE INTO server_meta (key, value) VALUES (?, ?)",
+	[STORE_SQLITE_DICT_PUT] = STORE_SQL_DICT_PUT,
+	[STORE_SQLITE_DICTS] = STORE_SQL_DICTS,
 	[STORE_SQLITE_PAGES] = "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size",
 	/* ?4: the report's exits_json, a checked array of {ops, t_ms, kind, reason, message}. */
 	[STORE_SQLITE_EXITS_INSERT] =
@@ -610,6 +612,35 @@ static int store_sqlite_meta_put(struct store *base, const char *key, int64_t v)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+static int store_sqlite_dict_put(struct store *base, uint32_t id, int kind, const void *p, size_t len, int64_t now_ms)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_DICT_PUT);
+	int rc;
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, kind);
+	sqlite3_bind_blob(st, 3, p, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, now_ms);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int store_sqlite_dicts(struct store *base, store_dict_fn fn, void *arg)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	sqlite3_stmt *st = store_sqlite_stmt(s, STORE_SQLITE_DICTS);
+	int rc, cb = 0;
+
+	while (cb == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		cb = fn(arg, (uint32_t)sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
+			sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), sqlite3_column_int64(st, 3));
+	sqlite3_reset(st);
+	return cb ? cb : rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
+
 /* WAL frames past which a writer checkpoints itself (the background one lags). */
 #define STORE_SQLITE_CHECKPOINT_FRAMES 1000
 
@@ -692,6 +723,8 @@ static const struct store_ops store_sqlite_ops = {
 	.expire = store_sqlite_expire,
 	.meta_get = store_sqlite_meta_get,
 	.meta_put = store_sqlite_meta_put,
+	.dict_put = store_sqlite_dict_put,
+	.dicts = store_sqlite_dicts,
 	.maintain = store_sqlite_maintain,
 	.idle = store_sqlite_idle,
 	.size_bytes = store_sqlite_size_bytes,

@@ -1,0 +1,275 @@
+/* blob_dict.c - see blob_dict.h. Registered dictionaries are immutable and
+ * published by a release store of the count, so lookups (one per blob packed
+ * or unpacked) take no lock; adding one and sampling take the mutex. */
+#include "server/series/blob_dict.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zdict.h>
+#include <zlib.h>
+#include <zstd.h>
+
+struct dict {
+	uint32_t id;
+	int kind;
+	ZSTD_CDict *c;
+	ZSTD_DDict *d;
+	uint8_t *bytes;
+	size_t len;
+};
+
+struct samples {
+	uint8_t *p;
+	size_t len, cap;
+	size_t *sizes;
+	size_t n;
+	bool full; /* BLOB_DICT_POOL_MAX bytes reached */
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct dict dicts[BLOB_DICT_MAX];
+static atomic_size_t ndicts;
+static _Atomic(const struct dict *) in_use[BLOB_DICT_KINDS];
+static struct samples pool[BLOB_DICT_KINDS];
+static atomic_size_t want = BLOB_DICT_SAMPLES_DEFAULT;
+static _Atomic int64_t grace = BLOB_DICT_GRACE_MS_DEFAULT;
+
+static bool kind_ok(int kind)
+{
+	return kind > 0 && kind < BLOB_DICT_KINDS;
+}
+
+static const struct dict *find(uint32_t id)
+{
+	size_t n = atomic_load_explicit(&ndicts, memory_order_acquire);
+
+	for (size_t i = 0; i < n; i++)
+		if (dicts[i].id == id)
+			return &dicts[i];
+	return NULL;
+}
+
+void blob_dict_configure(size_t samples, int64_t grace_ms)
+{
+	atomic_store(&want, samples);
+	atomic_store(&grace, grace_ms);
+}
+
+int64_t blob_dict_grace_ms(void)
+{
+	return atomic_load(&grace);
+}
+
+uint32_t blob_dict_id(const void *p, size_t len)
+{
+	uint32_t id = (uint32_t)crc32(crc32(0, NULL, 0), p, (uInt)len);
+
+	return id ? id : 1;
+}
+
+int blob_dict_add(uint32_t id, int kind, const void *p, size_t len)
+{
+	const struct dict *have;
+	struct dict *d;
+	int rc = 0;
+
+	if (!kind_ok(kind) || len == 0 || id == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&mu);
+	have = find(id);
+	if (have) {
+		rc = have->len == len && memcmp(have->bytes, p, len) == 0 ? 0 : -EEXIST;
+		goto out;
+	}
+	if (atomic_load(&ndicts) == BLOB_DICT_MAX) {
+		rc = -ENOSPC;
+		goto out;
+	}
+	d = &dicts[atomic_load(&ndicts)];
+	memset(d, 0, sizeof(*d));
+	d->bytes = malloc(len);
+	if (!d->bytes) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(d->bytes, p, len);
+	d->len = len;
+	d->id = id;
+	d->kind = kind;
+	d->c = ZSTD_createCDict(d->bytes, len, 1);
+	d->d = ZSTD_createDDict(d->bytes, len);
+	if (!d->c || !d->d) {
+		ZSTD_freeCDict(d->c);
+		ZSTD_freeDDict(d->d);
+		free(d->bytes);
+		memset(d, 0, sizeof(*d));
+		rc = -EINVAL;
+		goto out;
+	}
+	atomic_store_explicit(&ndicts, atomic_load(&ndicts) + 1, memory_order_release);
+out:
+	pthread_mutex_unlock(&mu);
+	return rc;
+}
+
+static void samples_free(struct samples *s)
+{
+	free(s->p);
+	free(s->sizes);
+	memset(s, 0, sizeof(*s));
+}
+
+int blob_dict_use(int kind, uint32_t id)
+{
+	const struct dict *d = find(id);
+
+	if (!kind_ok(kind) || !d || d->kind != kind)
+		return -ENOENT;
+	pthread_mutex_lock(&mu);
+	atomic_store(&in_use[kind], d);
+	samples_free(&pool[kind]);
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+uint32_t blob_dict_in_use(int kind)
+{
+	const struct dict *d = kind_ok(kind) ? atomic_load(&in_use[kind]) : NULL;
+
+	return d ? d->id : 0;
+}
+
+const struct ZSTD_DDict_s *blob_dict_ddict(uint32_t id)
+{
+	const struct dict *d = find(id);
+
+	return d ? d->d : NULL;
+}
+
+bool blob_dict_due(int kind)
+{
+	bool due;
+
+	if (!kind_ok(kind) || atomic_load(&in_use[kind]) || atomic_load(&want) == 0)
+		return false;
+	pthread_mutex_lock(&mu);
+	due = pool[kind].n >= atomic_load(&want) || pool[kind].full;
+	pthread_mutex_unlock(&mu);
+	return due;
+}
+
+/* Keeps a copy of plain blob b among kind's samples, while they are wanted. */
+static void sample(int kind, const struct blob *b)
+{
+	struct samples *s = &pool[kind];
+	size_t n = atomic_load(&want);
+
+	if (b->len == 0 || b->len > BLOB_DICT_SAMPLE_MAX)
+		return;
+	pthread_mutex_lock(&mu);
+	if (atomic_load(&in_use[kind]) || s->n >= n || s->full)
+		goto out;
+	if (s->len + b->len > BLOB_DICT_POOL_MAX) {
+		s->full = true;
+		goto out;
+	}
+	if (!s->sizes) {
+		s->sizes = calloc(n, sizeof(*s->sizes));
+		if (!s->sizes)
+			goto out;
+	}
+	if (s->len + b->len > s->cap) {
+		size_t cap = s->cap ? s->cap : 64 << 10;
+		uint8_t *np;
+
+		while (cap < s->len + b->len)
+			cap *= 2;
+		np = realloc(s->p, cap);
+		if (!np)
+			goto out;
+		s->p = np;
+		s->cap = cap;
+	}
+	memcpy(s->p + s->len, b->p, b->len);
+	s->len += b->len;
+	s->sizes[s->n++] = b->len;
+out:
+	pthread_mutex_unlock(&mu);
+}
+
+int blob_pack_kind(struct blob *b, int kind)
+{
+	const struct dict *d = kind_ok(kind) && atomic_load(&want) ? atomic_load(&in_use[kind]) : NULL;
+
+	blob_layout(b);
+	if (b->oom)
+		return -ENOMEM;
+	if (!d && kind_ok(kind) && atomic_load(&want))
+		sample(kind, b);
+	return blob_pack_with(b, d ? d->c : NULL, d ? d->id : 0);
+}
+
+int blob_dict_train(int kind, uint8_t **out, size_t *len, uint32_t *id)
+{
+	struct samples s;
+	uint8_t *buf;
+	size_t n;
+	int rc = -ENOMEM;
+
+	if (!blob_dict_due(kind))
+		return -EAGAIN;
+	/* Take the samples: training runs outside the lock, and packing does not wait for it.
+	 * The pool stays full meanwhile, so nothing is sampled until training fails. */
+	pthread_mutex_lock(&mu);
+	s = pool[kind];
+	memset(&pool[kind], 0, sizeof(pool[kind]));
+	pool[kind].n = s.n;
+	pool[kind].full = s.full;
+	pthread_mutex_unlock(&mu);
+	if (!s.p || !s.sizes) { /* taken by a training whose dictionary was not stored */
+		rc = -EINVAL;
+		goto fail;
+	}
+	buf = malloc(BLOB_DICT_BYTES);
+	if (!buf)
+		goto fail;
+	n = ZDICT_trainFromBuffer(buf, BLOB_DICT_BYTES, s.p, s.sizes, (unsigned)s.n);
+	if (ZDICT_isError(n)) {
+		free(buf);
+		rc = -EINVAL;
+		goto fail;
+	}
+	samples_free(&s);
+	*out = buf;
+	*len = n;
+	*id = blob_dict_id(buf, n);
+	return 0;
+fail:
+	samples_free(&s);
+	/* sampling starts over */
+	pthread_mutex_lock(&mu);
+	samples_free(&pool[kind]);
+	pthread_mutex_unlock(&mu);
+	return rc;
+}
+
+void blob_dict_reset(void)
+{
+	pthread_mutex_lock(&mu);
+	for (int k = 0; k < BLOB_DICT_KINDS; k++) {
+		atomic_store(&in_use[k], NULL);
+		samples_free(&pool[k]);
+	}
+	for (size_t i = 0; i < atomic_load(&ndicts); i++) {
+		ZSTD_freeCDict(dicts[i].c);
+		ZSTD_freeDDict(dicts[i].d);
+		free(dicts[i].bytes);
+	}
+	atomic_store(&ndicts, 0);
+	atomic_store(&want, BLOB_DICT_SAMPLES_DEFAULT);
+	atomic_store(&grace, BLOB_DICT_GRACE_MS_DEFAULT);
+	pthread_mutex_unlock(&mu);
+}
