@@ -10,7 +10,8 @@
  * digit), as a per-host key table would leave a row: what keys cost packed.
  * -d packs the series and iocost blobs as a server does once its dictionaries
  * are in use (issue 18): each trained first on 1,000 reports made like, but
- * not among, the ones timed.
+ * not among, the ones timed. Built with -DBENCH_NO_DICT (against a tree from
+ * before the dictionaries, as storage_bytes.sh does) it has no -d.
  *   blob_encode_bench [-n REPORTS_PER_ROUND] [-k] [-d]
  */
 #include <stdbool.h>
@@ -20,7 +21,11 @@
 #include <time.h>
 
 #include "server/series/blob.h"
+#ifndef BENCH_NO_DICT
 #include "server/series/blob_dict.h"
+#else
+#define blob_pack_kind(b, kind) blob_pack(b)
+#endif
 #include "server/series/iocost_set.h"
 #include "server/series/runqlat_set.h"
 
@@ -146,6 +151,7 @@ out:
 	return rc;
 }
 
+#ifndef BENCH_NO_DICT
 /* Samples 1,000 reports of their own and trains, registers and uses both dictionaries. */
 static int train_dicts(bool ids)
 {
@@ -171,6 +177,7 @@ static int train_dicts(bool ids)
 	}
 	return 0;
 }
+#endif
 
 int main(int argc, char **argv)
 {
@@ -193,9 +200,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [-n REPORTS_PER_ROUND] [-k] [-d]\n", argv[0]);
 		return 2;
 	}
+#ifndef BENCH_NO_DICT
 	blob_dict_configure(dicts ? 1000 : 0, 0);
 	if (dicts && train_dicts(ids))
 		return 1;
+#else
+	if (dicts) {
+		fprintf(stderr, "blob_encode_bench: built without dictionaries (BENCH_NO_DICT)\n");
+		return 2;
+	}
+#endif
 	for (int i = 0; i < VARIANTS; i++)
 		if (make_variant(&vs[i], ids)) {
 			fprintf(stderr, "blob_encode_bench: out of memory\n");

@@ -39,10 +39,12 @@ if [ ! -f "$rel/CMakeCache.txt" ]; then
 fi
 cmake --build "$rel" -j "$(nproc)" --target bench_fill blob_encode_bench schedio-server >"$work/new-build.log"
 
-# blob_encode_bench uses only the encode API, the same in both trees: built against the baseline's library too.
+# blob_encode_bench uses only the encode API, the same in both trees: built against the baseline's library
+# too, without the blob dictionaries (issue 18) the baseline does not have; this tree's packs with them (-d),
+# as a server does once they are trained.
 libs="$(pkg-config --libs libcjson sqlite3 zlib libpq nettle libmicrohttpd) -lm -lpthread"
 # shellcheck disable=SC2086
-cc -O2 -std=gnu11 -I"$work/base/src-$BENCH_BASELINE_REV" "$SCHEDIO_SOURCE/tests/bench/blob_encode_bench.c" \
+cc -O2 -std=gnu11 -DBENCH_NO_DICT -I"$work/base/src-$BENCH_BASELINE_REV" "$SCHEDIO_SOURCE/tests/bench/blob_encode_bench.c" \
 	-o "$work/blob_encode_bench.base" "$base/server/libschedio_server_lib.a" "$base/common/libschedio_common.a" $libs
 
 # Prints "name value" lines for one filled database: raw bytes per report and the per-host-day figures.
@@ -78,14 +80,14 @@ printf '%-44s %12s %12s %8.2f\n' "blob bytes per report (host_hist+series+iocost
 printf '%-44s %12s %12s\n' "  host_hist / series / iocost" "$hb/$sb/$ib" "$hn/$sn/$in"
 
 eb=$("$work/blob_encode_bench.base")
-en=$("$rel/bench/blob_encode_bench")
+en=$("$rel/bench/blob_encode_bench" -d)
 ub=${eb#encode_pack_us_per_report=}
 ub=${ub%% *}
 un=${en#encode_pack_us_per_report=}
 un=${un%% *}
 printf '%-44s %12s %12s %8.2f\n' "encode+pack CPU us per report (median of 9)" "$ub" "$un" "$(echo "$un / $ub" | bc -l)"
 echo "baseline: $eb"
-echo "this tree: $en"
+echo "this tree (with dictionaries): $en"
 
 # The baseline's database served by both servers: every answer the same.
 from=$(sqlite3 "$work/base.db" "SELECT min(start_ms) FROM reports")

@@ -5,7 +5,9 @@ Two servers get the same reports: one trains its dictionaries on the first
 every answer about hosts, runqueue latency and iocost is the same on both,
 and again after the first restarts and loads its dictionaries from the
 database. A resend of a report packed with a dictionary is still a
-duplicate. Runs on SQLite and on PostgreSQL."""
+duplicate. Runs on SQLite and on PostgreSQL; on PostgreSQL two servers share
+one database too: only the rollup leader trains, and both read every row,
+whichever of them packed it."""
 import json
 import os
 import sys
@@ -103,6 +105,29 @@ class BlobDictTest(unittest.TestCase):
             a.stop()
             a.restart()
             self.settle(a, b, paths)
+
+    def test_two_servers_on_one_database_share_the_dictionaries(self):
+        if harness.BACKEND != "postgresql":
+            self.skipTest("needs SCHEDIO_TEST_DB_BACKEND=postgresql (a database two servers share)")
+        db = harness.pg_database()
+        args = ("--open-ingest", "--blob-dict-samples", "40", "--blob-dict-grace", "8")
+        t0 = (now_ms() - 3 * 3600000) // 60000 * 60000
+        reps = reports(t0)
+        paths = routes(t0, t0 + PER_HOST * STEP_MS)
+        with Server(*args, db=db) as a, Server(*args, db=db) as b:
+            # each server samples the reports it parses: the leader needs 40 of its own
+            first, rest = reps[:90], reps[90:]
+            for i, rep in enumerate(first):
+                self.assertEqual(self.post((a, b)[i % 2], rep)[0], 200)
+            wait_for(lambda: query(db, "SELECT count(*) FROM blob_dicts")[0][0] == 2, 60, "dictionaries stored")
+            # past the grace and a round of each server: both pack with them
+            time.sleep(8 + 6)
+            for i, rep in enumerate(rest):
+                self.assertEqual(self.post((a, b)[i % 2], rep)[0], 200)
+            self.assertEqual(query(db, "SELECT count(*) FROM blob_dicts")[0][0], 2, "only the leader trains")
+            self.assertEqual(dict_packed(db), (len(rest),) * 2)
+            for status, _ in self.settle(a, b, paths).values():
+                self.assertEqual(status, 200)
 
     def settle(self, a, b, paths):
         """The answers, once a's are b's; fails naming the first that differs."""
