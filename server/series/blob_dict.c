@@ -26,7 +26,6 @@ struct samples {
 	size_t len, cap;
 	size_t *sizes;
 	size_t n;
-	bool full; /* BLOB_DICT_POOL_MAX bytes reached */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -34,6 +33,9 @@ static struct dict dicts[BLOB_DICT_MAX];
 static atomic_size_t ndicts;
 static _Atomic(const struct dict *) in_use[BLOB_DICT_KINDS];
 static struct samples pool[BLOB_DICT_KINDS];
+/* Per kind: its samples are enough (the number wanted, or BLOB_DICT_POOL_MAX bytes), or taken by
+ * a training; read without the lock, so packing stops sampling without taking it. */
+static atomic_bool pool_full[BLOB_DICT_KINDS];
 static atomic_size_t want = BLOB_DICT_SAMPLES_DEFAULT;
 static _Atomic int64_t grace = BLOB_DICT_GRACE_MS_DEFAULT;
 
@@ -122,6 +124,13 @@ static void samples_free(struct samples *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Drops kind's samples: sampling starts over (unless a dictionary is in use). Under the lock. */
+static void pool_reset(int kind)
+{
+	samples_free(&pool[kind]);
+	atomic_store(&pool_full[kind], false);
+}
+
 int blob_dict_use(int kind, uint32_t id)
 {
 	const struct dict *d = find(id);
@@ -130,7 +139,7 @@ int blob_dict_use(int kind, uint32_t id)
 		return -ENOENT;
 	pthread_mutex_lock(&mu);
 	atomic_store(&in_use[kind], d);
-	samples_free(&pool[kind]);
+	pool_reset(kind);
 	pthread_mutex_unlock(&mu);
 	return 0;
 }
@@ -156,7 +165,7 @@ bool blob_dict_due(int kind)
 	if (!kind_ok(kind) || atomic_load(&in_use[kind]) || atomic_load(&want) == 0)
 		return false;
 	pthread_mutex_lock(&mu);
-	due = pool[kind].n >= atomic_load(&want) || pool[kind].full;
+	due = atomic_load(&pool_full[kind]) && pool[kind].p;
 	pthread_mutex_unlock(&mu);
 	return due;
 }
@@ -170,10 +179,10 @@ static void sample(int kind, const struct blob *b)
 	if (b->len == 0 || b->len > BLOB_DICT_SAMPLE_MAX)
 		return;
 	pthread_mutex_lock(&mu);
-	if (atomic_load(&in_use[kind]) || s->n >= n || s->full)
+	if (atomic_load(&in_use[kind]) || atomic_load(&pool_full[kind]))
 		goto out;
 	if (s->len + b->len > BLOB_DICT_POOL_MAX) {
-		s->full = true;
+		atomic_store(&pool_full[kind], true);
 		goto out;
 	}
 	if (!s->sizes) {
@@ -196,6 +205,8 @@ static void sample(int kind, const struct blob *b)
 	memcpy(s->p + s->len, b->p, b->len);
 	s->len += b->len;
 	s->sizes[s->n++] = b->len;
+	if (s->n >= n)
+		atomic_store(&pool_full[kind], true);
 out:
 	pthread_mutex_unlock(&mu);
 }
@@ -207,7 +218,7 @@ int blob_pack_kind(struct blob *b, int kind)
 	blob_layout(b);
 	if (b->oom)
 		return -ENOMEM;
-	if (!d && kind_ok(kind) && atomic_load(&want))
+	if (!d && kind_ok(kind) && atomic_load(&want) && !atomic_load(&pool_full[kind]))
 		sample(kind, b);
 	return blob_pack_with(b, d ? d->c : NULL, d ? d->id : 0);
 }
@@ -221,37 +232,30 @@ int blob_dict_train(int kind, uint8_t **out, size_t *len, uint32_t *id)
 
 	if (!blob_dict_due(kind))
 		return -EAGAIN;
-	/* Take the samples: training runs outside the lock, and packing does not wait for it.
-	 * The pool stays full meanwhile, so nothing is sampled until training fails. */
+	/* Take the samples: training runs outside the lock, and packing does not wait for it. The
+	 * pool stays full (and empty) meanwhile, so nothing is sampled; when training ends, sampling
+	 * starts over, until a dictionary is in use (this one, once stored, or another). */
 	pthread_mutex_lock(&mu);
 	s = pool[kind];
 	memset(&pool[kind], 0, sizeof(pool[kind]));
-	pool[kind].n = s.n;
-	pool[kind].full = s.full;
 	pthread_mutex_unlock(&mu);
-	if (!s.p || !s.sizes) { /* taken by a training whose dictionary was not stored */
-		rc = -EINVAL;
-		goto fail;
-	}
 	buf = malloc(BLOB_DICT_BYTES);
 	if (!buf)
-		goto fail;
+		goto out;
 	n = ZDICT_trainFromBuffer(buf, BLOB_DICT_BYTES, s.p, s.sizes, (unsigned)s.n);
 	if (ZDICT_isError(n)) {
 		free(buf);
 		rc = -EINVAL;
-		goto fail;
+		goto out;
 	}
-	samples_free(&s);
 	*out = buf;
 	*len = n;
 	*id = blob_dict_id(buf, n);
-	return 0;
-fail:
+	rc = 0;
+out:
 	samples_free(&s);
-	/* sampling starts over */
 	pthread_mutex_lock(&mu);
-	samples_free(&pool[kind]);
+	pool_reset(kind);
 	pthread_mutex_unlock(&mu);
 	return rc;
 }
@@ -261,7 +265,7 @@ void blob_dict_reset(void)
 	pthread_mutex_lock(&mu);
 	for (int k = 0; k < BLOB_DICT_KINDS; k++) {
 		atomic_store(&in_use[k], NULL);
-		samples_free(&pool[k]);
+		pool_reset(k);
 	}
 	for (size_t i = 0; i < atomic_load(&ndicts); i++) {
 		ZSTD_freeCDict(dicts[i].c);

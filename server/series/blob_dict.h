@@ -49,9 +49,9 @@ uint32_t blob_dict_in_use(int kind);
 /* Whether kind has samples enough (the number configured, or BLOB_DICT_POOL_MAX bytes) and no
  * dictionary in use: blob_dict_train's turn. */
 bool blob_dict_due(int kind);
-/* Trains a dictionary from kind's samples (which it then drops): *out (malloc'd)
- * of *len bytes, its id in *id. 0, -EAGAIN (not due), -ENOMEM, -EINVAL (zstd
- * could not train on them; sampling starts over). */
+/* Trains a dictionary from kind's samples (which it then drops: sampling starts
+ * over until a dictionary is in use): *out (malloc'd) of *len bytes, its id in
+ * *id. 0, -EAGAIN (not due), -ENOMEM, -EINVAL (zstd could not train on them). */
 int blob_dict_train(int kind, uint8_t **out, size_t *len, uint32_t *id);
 /* The id a dictionary of these bytes is registered under: never 0. */
 uint32_t blob_dict_id(const void *p, size_t len);

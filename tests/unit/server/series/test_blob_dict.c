@@ -3,7 +3,7 @@
  * unpacked to the same bytes; a blob naming a dictionary the process does not
  * have, or a corrupt one, is -EINVAL, never a crash; registering is
  * idempotent and refuses another dictionary under a taken id; with sampling
- * off nothing is trained and blobs pack as before.
+ * off nothing is trained and blobs pack as before; samples are bounded in bytes.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -200,12 +200,34 @@ static void test_sampling_off_trains_nothing_and_packs_plain(void **state)
 	assert_int_equal(blob_dict_add(8, 99, "x", 1), -EINVAL);
 }
 
+/* Samples stop at BLOB_DICT_POOL_MAX bytes, however many are wanted: the memory a server spends on them is bounded. */
+static void test_samples_bounded_in_bytes(void **state)
+{
+	struct blob b;
+	size_t total = 0, last = 0;
+
+	(void)state;
+	blob_dict_configure(100000, 0);
+	while (!blob_dict_due(BLOB_DICT_IOCOST)) {
+		assert_true(total <= BLOB_DICT_POOL_MAX); /* what was offered so far, all sampled */
+		make_blob(&b);
+		blob_layout(&b); /* the plain bytes sampled; packing lays it out no further */
+		last = b.len;
+		total += last;
+		assert_int_equal(blob_pack_kind(&b, BLOB_DICT_IOCOST), 0);
+		blob_free(&b);
+	}
+	/* full once the next blob would not fit: far fewer than the 100,000 wanted */
+	assert_true(total > BLOB_DICT_POOL_MAX && total - last <= BLOB_DICT_POOL_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_dict_trained_from_samples_packs_smaller_and_round_trips, reset),
 		cmocka_unit_test_setup(test_blob_naming_unknown_or_corrupt_dict_is_einval, reset),
 		cmocka_unit_test_setup(test_sampling_off_trains_nothing_and_packs_plain, reset),
+		cmocka_unit_test_setup(test_samples_bounded_in_bytes, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, reset);
