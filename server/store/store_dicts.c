@@ -27,7 +27,11 @@ static int on_dict(void *arg, uint32_t id, int kind, const void *p, size_t len, 
 	rc = blob_dict_add(id, kind, p, len);
 	if (rc) {
 		log_warn("blob dictionary %08x (kind %d) cannot be loaded: %s; blobs packed with it cannot be read", id,
-			 kind, rc == -EEXIST ? "another one has its id" : "not a zstd dictionary");
+			 kind,
+			 rc == -EEXIST   ? "another one has its id"
+			 : rc == -ENOSPC ? "this process holds as many as it can"
+			 : rc == -ENOMEM ? "out of memory"
+					 : "not a zstd dictionary");
 		return 0;
 	}
 	l->any[kind] = true;
@@ -39,17 +43,9 @@ static int on_dict(void *arg, uint32_t id, int kind, const void *p, size_t len, 
 int store_dicts_load(struct store *st)
 {
 	struct timespec ts;
-	struct loaded l;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	l = (struct loaded){ .now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 };
-
-	if (st->ops->dicts(st, on_dict, &l))
-		return -1;
-	for (int k = 1; k < BLOB_DICT_KINDS; k++)
-		if (l.newest[k] && blob_dict_in_use(k) != l.newest[k])
-			blob_dict_use(k, l.newest[k]);
-	return 0;
+	return store_dicts_tend(st, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, false);
 }
 
 int store_dicts_tend(struct store *st, int64_t now_ms, bool train)
