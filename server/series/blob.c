@@ -312,8 +312,10 @@ int blob_pack_with(struct blob *b, const struct ZSTD_CDict_s *cdict, uint32_t di
 		blob_put_u64(&packed, BLOB_PACKED_ZSTD);
 	}
 	blob_put_u64(&packed, b->len);
-	if (!blob_reserve(&packed, bound))
+	if (!blob_reserve(&packed, bound)) {
+		blob_free(&packed);
 		return -ENOMEM;
+	}
 	n = compress_sections(cctx, cdict, packed.p + packed.len, bound, b);
 	if (ZSTD_isError(n) || packed.len + n >= b->len) {
 		blob_free(&packed);
@@ -387,7 +389,7 @@ int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, 
 			return -EINVAL;
 		for (int i = 0; i < 4; i++)
 			id |= (uint32_t)*r.p++ << (8 * i);
-		ddict = (const ZSTD_DDict *)blob_dict_ddict(id);
+		ddict = blob_dict_ddict(id);
 		if (!ddict)
 			return -EINVAL; /* a dictionary this process does not have: the blob cannot be read */
 	}
