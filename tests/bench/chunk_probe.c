@@ -127,11 +127,12 @@ static void put_str(struct chunk *c, int i, const unsigned char *s)
 	snprintf(c->last_str[i], sizeof(c->last_str[i]), "%s", v);
 }
 
-/* Appends a stored blob's plain bytes to sec with its length in front. */
+/* Appends a stored blob's plain bytes to sec with their length in front. A series blob (sec SEC_HEAD) goes
+ * in its two sections (blob_split): the first to SEC_HEAD, the second (the counts) to SEC_COUNTS. */
 static int put_blob(struct chunk *c, int sec, const void *p, size_t len)
 {
 	const uint8_t *plain;
-	size_t plen;
+	size_t plen, first, second = 0;
 	uint8_t *scratch = NULL;
 
 	if (!p || !len) {
@@ -140,31 +141,13 @@ static int put_blob(struct chunk *c, int sec, const void *p, size_t len)
 	}
 	if (blob_unpack(p, len, &plain, &plen, &scratch) < 0)
 		return -1;
-	blob_put_u64(&c->sec[sec], plen);
-	blob_put_bytes(&c->sec[sec], plain, plen);
-	free(scratch);
-	return 0;
-}
-
-/* Appends a series blob split in its two sections (blob_split); one section when it has no second. */
-static int put_series(struct chunk *c, const void *p, size_t len)
-{
-	const uint8_t *plain;
-	size_t plen, first, second;
-	uint8_t *scratch = NULL;
-
-	if (!p || !len) {
-		blob_put_u64(&c->sec[SEC_HEAD], 0);
-		return 0;
-	}
-	if (blob_unpack(p, len, &plain, &plen, &scratch) < 0)
-		return -1;
-	if (!blob_split(plain, plen, &first, &second)) {
+	first = plen;
+	if (sec == SEC_HEAD && !blob_split(plain, plen, &first, &second)) {
 		first = plen;
 		second = 0;
 	}
-	blob_put_u64(&c->sec[SEC_HEAD], first);
-	blob_put_bytes(&c->sec[SEC_HEAD], plain, first);
+	blob_put_u64(&c->sec[sec], first);
+	blob_put_bytes(&c->sec[sec], plain, first);
 	blob_put_bytes(&c->sec[SEC_COUNTS], plain + first, second);
 	free(scratch);
 	return 0;
@@ -278,7 +261,7 @@ static int chunk_add(struct chunk *c, sqlite3_stmt *st)
 	c->last_ms = start;
 	c->n++;
 	if (put_blob(c, SEC_HOST, sqlite3_column_blob(st, 7), (size_t)sqlite3_column_bytes(st, 7)) ||
-	    put_series(c, sqlite3_column_blob(st, 8), (size_t)sqlite3_column_bytes(st, 8)) ||
+	    put_blob(c, SEC_HEAD, sqlite3_column_blob(st, 8), (size_t)sqlite3_column_bytes(st, 8)) ||
 	    put_blob(c, SEC_IOCOST, sqlite3_column_blob(st, 9), (size_t)sqlite3_column_bytes(st, 9)))
 		return -1;
 	return 0;
