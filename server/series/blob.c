@@ -240,7 +240,7 @@ static ZSTD_DCtx *packer_dctx(struct packers *z)
 /* Compresses b into dst, with cdict when not NULL; a joined blob's first
  * section ends a zstd block, so the second gets its own literal statistics.
  * Returns the size or a zstd error. */
-static size_t compress_sections(ZSTD_CCtx *cctx, const ZSTD_CDict *cdict, uint8_t *dst, size_t cap,
+static size_t compress_sections(ZSTD_CCtx *cctx, const ZSTD_CDict *cdict, int level, uint8_t *dst, size_t cap,
 				const struct blob *b)
 {
 	ZSTD_outBuffer out = { dst, cap, 0 };
@@ -251,9 +251,10 @@ static size_t compress_sections(ZSTD_CCtx *cctx, const ZSTD_CDict *cdict, uint8_
 	 * that only entropy coding shrinks (level 1 Huffman-codes literals); the
 	 * rest (keys repeated from row to row) shrink by matches alone, which
 	 * level -1 finds as well at a third of the CPU. A dictionary brings its
-	 * own level (1) and code tables. */
-	rc = cdict ? ZSTD_CCtx_refCDict(cctx, cdict)
-		   : ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, b->split ? 1 : -1);
+	 * own level (1) and code tables. A caller's level wins. */
+	if (!level)
+		level = b->split ? 1 : -1;
+	rc = cdict ? ZSTD_CCtx_refCDict(cctx, cdict) : ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
 	if (ZSTD_isError(rc))
 		return rc;
 	/* the size known up front sizes the match tables to the blob, not to the level's default window */
@@ -285,7 +286,7 @@ void blob_layout(struct blob *b)
 	blob_join(b);
 }
 
-int blob_pack_with(struct blob *b, const struct ZSTD_CDict_s *cdict, uint32_t dict_id)
+int blob_pack_at(struct blob *b, const struct ZSTD_CDict_s *cdict, uint32_t dict_id, int level)
 {
 	struct blob packed = { 0 };
 	struct packers *z;
@@ -316,7 +317,7 @@ int blob_pack_with(struct blob *b, const struct ZSTD_CDict_s *cdict, uint32_t di
 		blob_free(&packed);
 		return -ENOMEM;
 	}
-	n = compress_sections(cctx, cdict, packed.p + packed.len, bound, b);
+	n = compress_sections(cctx, cdict, level, packed.p + packed.len, bound, b);
 	if (ZSTD_isError(n) || packed.len + n >= b->len) {
 		blob_free(&packed);
 		return 0;
@@ -325,6 +326,11 @@ int blob_pack_with(struct blob *b, const struct ZSTD_CDict_s *cdict, uint32_t di
 	blob_free(b);
 	*b = packed;
 	return 0;
+}
+
+int blob_pack_with(struct blob *b, const struct ZSTD_CDict_s *cdict, uint32_t dict_id)
+{
+	return blob_pack_at(b, cdict, dict_id, 0);
 }
 
 int blob_pack(struct blob *b)

@@ -80,6 +80,8 @@ int blob_pack(struct blob *b);
 struct ZSTD_CDict_s;
 /* blob_pack with zstd dictionary cdict (registered as dict_id; see blob_dict.h), or without one when NULL. */
 int blob_pack_with(struct blob *b, const struct ZSTD_CDict_s *cdict, uint32_t dict_id);
+/* blob_pack_with at zstd level level without a dictionary (0: the level b's layout calls for). */
+int blob_pack_at(struct blob *b, const struct ZSTD_CDict_s *cdict, uint32_t dict_id, int level);
 /* The plain bytes of a stored blob: *out points into p, or into *scratch
  * (malloc'd, free it) for a packed one. Returns 0 or -EINVAL for a bad pack. */
 int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, uint8_t **scratch);

@@ -211,16 +211,30 @@ out:
 	pthread_mutex_unlock(&mu);
 }
 
-int blob_pack_kind(struct blob *b, int kind)
+/* Chunks' sections (report_chunk.h) are packed once, off the ingest path, and are mostly values:
+ * level 1, whose Huffman-coded literals level -1 lacks. */
+#define BLOB_DICT_CHUNK_LEVEL 1
+
+static int pack(struct blob *b, int kind, bool sampled)
 {
 	const struct dict *d = kind_ok(kind) && atomic_load(&want) ? atomic_load(&in_use[kind]) : NULL;
 
 	blob_layout(b);
 	if (b->oom)
 		return -ENOMEM;
-	if (!d && kind_ok(kind) && atomic_load(&want) && !atomic_load(&pool_full[kind]))
+	if (sampled && !d && kind_ok(kind) && atomic_load(&want) && !atomic_load(&pool_full[kind]))
 		sample(kind, b);
-	return blob_pack_with(b, d ? d->c : NULL, d ? d->id : 0);
+	return blob_pack_at(b, d ? d->c : NULL, d ? d->id : 0, sampled ? 0 : BLOB_DICT_CHUNK_LEVEL);
+}
+
+int blob_pack_kind(struct blob *b, int kind)
+{
+	return pack(b, kind, true);
+}
+
+int blob_pack_in_use(struct blob *b, int kind)
+{
+	return pack(b, kind, false);
 }
 
 int blob_dict_train(int kind, uint8_t **out, size_t *len, uint32_t *id)

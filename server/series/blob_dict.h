@@ -58,6 +58,9 @@ uint32_t blob_dict_id(const void *p, size_t len);
 /* Lays b out (as blob_pack), samples it for kind's training, and packs it with
  * kind's dictionary in use, or as blob_pack when there is none. 0 or -ENOMEM. */
 int blob_pack_kind(struct blob *b, int kind);
+/* blob_pack_kind without the sampling, and at zstd level 1 when no dictionary is in use: for bytes that are
+ * not one report's blob of kind but many (report_chunk.h). */
+int blob_pack_in_use(struct blob *b, int kind);
 struct ZSTD_DDict_s;
 /* The decompression form of registered dictionary id; NULL when it is not registered. */
 const struct ZSTD_DDict_s *blob_dict_ddict(uint32_t id);
