@@ -79,22 +79,32 @@ static int put_str(struct report_chunk_writer *w, int i, const char *s)
 	return 0;
 }
 
-/* Appends a stored blob's plain bytes behind their length + 1 (0: none). */
+/* The plain bytes of stored blob p (*plen 0 for none or empty; *scratch to free): 0, or -EINVAL for one that does
+ * not unpack or whose plain bytes would not read as plain. */
+static int plain_of(const void *p, size_t len, const uint8_t **plain, size_t *plen, uint8_t **scratch)
+{
+	*scratch = NULL;
+	*plen = 0;
+	if (!p || !len)
+		return 0;
+	if (blob_unpack(p, len, plain, plen, scratch) < 0 || (*plen && !plain_ok(*plain, *plen))) {
+		free(*scratch);
+		*scratch = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Appends a stored blob's plain bytes behind their length + 1 (0: none or empty). */
 static int put_blob(struct blob *b, const void *p, size_t len)
 {
 	const uint8_t *plain;
 	size_t plen;
-	uint8_t *scratch = NULL;
+	uint8_t *scratch;
 
-	if (!p || !len) {
-		blob_put_u64(b, 0);
-		return 0;
-	}
-	if (blob_unpack(p, len, &plain, &plen, &scratch) < 0 || (plen && !plain_ok(plain, plen))) {
-		free(scratch);
+	if (plain_of(p, len, &plain, &plen, &scratch) < 0)
 		return -EINVAL;
-	}
-	blob_put_u64(b, plen ? plen + 1 : 0); /* an empty blob is none */
+	blob_put_u64(b, plen ? plen + 1 : 0);
 	put_bytes(b, plain, plen);
 	free(scratch);
 	return 0;
@@ -105,18 +115,12 @@ static int put_series(struct report_chunk_writer *w, const void *p, size_t len)
 	struct blob *h = &w->sec[REPORT_CHUNK_HEAD];
 	const uint8_t *plain;
 	size_t plen, first, second;
-	uint8_t *scratch = NULL;
+	uint8_t *scratch;
 
-	if (!p || !len) {
-		blob_put_u64(h, 0);
-		return 0;
-	}
-	if (blob_unpack(p, len, &plain, &plen, &scratch) < 0 || (plen && !plain_ok(plain, plen))) {
-		free(scratch);
+	if (plain_of(p, len, &plain, &plen, &scratch) < 0)
 		return -EINVAL;
-	}
 	if (!plen) {
-		blob_put_u64(h, 0); /* an empty blob is none */
+		blob_put_u64(h, 0);
 	} else if (blob_split(plain, plen, &first, &second)) {
 		blob_put_u64(h, 2);
 		blob_put_u64(h, first);

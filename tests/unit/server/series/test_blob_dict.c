@@ -18,15 +18,13 @@
 #include "server/series/blob.h"
 #include "server/series/blob_dict.h"
 #include "server/series/iocost_set.h"
+#include "tests/unit/test_rng.h"
 
-static unsigned long long rng = 88172645463325252ULL;
+static uint64_t rng = 88172645463325252ULL;
 
 static unsigned rnd(unsigned n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)(rng % n);
+	return test_rng_below(&rng, n);
 }
 
 /* An iocost blob as a report of two disks and 10 cgroups each makes: the same keys, new values. */

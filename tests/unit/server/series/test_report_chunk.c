@@ -20,17 +20,15 @@
 #include "server/series/blob_dict.h"
 #include "server/series/report_chunk.h"
 #include "server/series/runqlat_set.h"
+#include "tests/unit/test_rng.h"
 
 #define REPORTS 30
 
-static unsigned long long rng = 2463534242ULL;
+static uint64_t rng = 2463534242ULL;
 
 static unsigned rnd(unsigned n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)(rng % n);
+	return test_rng_below(&rng, n);
 }
 
 /* A series blob of 20 cgroups' histograms, as a report's: the same keys, new counts. Packed when pack. */
