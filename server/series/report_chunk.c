@@ -300,8 +300,8 @@ static bool get_blob(struct blob_reader *r, const void **p, size_t *len)
 	return true;
 }
 
-/* The next series blob, joined again from its head and counts when it was split. */
-static bool get_series(struct report_chunk_reader *rd, const void **p, size_t *len)
+/* The next series blob, joined again from its head and counts when it was split: 0, -EINVAL, -ENOMEM. */
+static int get_series(struct report_chunk_reader *rd, const void **p, size_t *len)
 {
 	struct blob_reader *h = &rd->sec[REPORT_CHUNK_HEAD], *c = &rd->sec[REPORT_CHUNK_COUNTS];
 	uint64_t tag = blob_get_u64(h), first, second;
@@ -311,26 +311,26 @@ static bool get_series(struct report_chunk_reader *rd, const void **p, size_t *l
 	*p = NULL;
 	*len = 0;
 	if (h->bad || tag > 2)
-		return false;
+		return -EINVAL;
 	if (tag == 0)
-		return true;
+		return 0;
 	first = blob_get_u64(h);
 	if (h->bad || first > (uint64_t)(h->end - h->p) || !get_bytes(h, first, &a))
-		return false;
+		return -EINVAL;
 	if (tag == 1) {
 		*p = a;
 		*len = first;
-		return plain_ok(a, first);
+		return plain_ok(a, first) ? 0 : -EINVAL;
 	}
 	second = blob_get_u64(h);
 	if (h->bad || first > UINT32_MAX || second > (uint64_t)(c->end - c->p) || !get_bytes(c, second, &b))
-		return false;
+		return -EINVAL;
 	need = first + second + 4;
 	if (need > rd->series_cap) {
 		uint8_t *grown = realloc(rd->series, need);
 
 		if (!grown)
-			return false;
+			return -ENOMEM;
 		rd->series = grown;
 		rd->series_cap = need;
 	}
@@ -340,12 +340,13 @@ static bool get_series(struct report_chunk_reader *rd, const void **p, size_t *l
 		rd->series[first + second + i] = (uint8_t)(first >> (8 * i));
 	*p = rd->series;
 	*len = need;
-	return plain_ok(rd->series, need);
+	return plain_ok(rd->series, need) ? 0 : -EINVAL;
 }
 
 int report_chunk_next(struct report_chunk_reader *rd, struct report_chunk_row *r)
 {
 	struct blob_reader *m = &rd->sec[REPORT_CHUNK_META];
+	int rc;
 
 	if (rd->i == rd->n) {
 		/* every section read to its end: nothing left over */
@@ -371,9 +372,11 @@ int report_chunk_next(struct report_chunk_reader *rd, struct report_chunk_row *r
 	r->kernel = rd->str[1];
 	r->incarnation = rd->str[2];
 	r->health = rd->str[3];
-	if (!get_blob(&rd->sec[REPORT_CHUNK_HOST_HIST], &r->host_hist, &r->host_hist_len) ||
-	    !get_series(rd, &r->series, &r->series_len) ||
-	    !get_blob(&rd->sec[REPORT_CHUNK_IOCOST], &r->iocost, &r->iocost_len))
+	if (!get_blob(&rd->sec[REPORT_CHUNK_HOST_HIST], &r->host_hist, &r->host_hist_len))
+		return -EINVAL;
+	if ((rc = get_series(rd, &r->series, &r->series_len)) < 0)
+		return rc;
+	if (!get_blob(&rd->sec[REPORT_CHUNK_IOCOST], &r->iocost, &r->iocost_len))
 		return -EINVAL;
 	rd->i++;
 	return 1;

@@ -70,7 +70,7 @@ void report_chunk_writer_free(struct report_chunk_writer *w);
  * unpack or whose counts disagree), -ENOMEM. Free the reader with report_chunk_close, also on failure. */
 int report_chunk_open(struct report_chunk_reader *rd, const void *const *p, const size_t *len, size_t *n);
 /* The next report into *r, pointing into the reader (valid until the next call): 1, 0 after the last
- * one, -EINVAL for a malformed chunk. */
+ * one, -EINVAL for a malformed chunk, -ENOMEM. */
 int report_chunk_next(struct report_chunk_reader *rd, struct report_chunk_row *r);
 /* Frees what the reader holds. */
 void report_chunk_close(struct report_chunk_reader *rd);

@@ -239,7 +239,7 @@ static void test_truncated_or_corrupt_sections_are_einval(void **state)
 {
 	struct fixture f;
 	struct blob sec[REPORT_CHUNK_SECTIONS], plain[REPORT_CHUNK_SECTIONS];
-	int rejected = 0, tried = 0;
+	int tried = 0;
 
 	(void)state;
 	fixture_make(&f);
@@ -287,7 +287,6 @@ static void test_truncated_or_corrupt_sections_are_einval(void **state)
 					;
 			report_chunk_close(&rd);
 			tried++;
-			rejected += rc == -EINVAL;
 			assert_int_equal(rc, -EINVAL);
 		}
 		plain[s].len = full;
@@ -327,7 +326,7 @@ static void test_truncated_or_corrupt_sections_are_einval(void **state)
 		plain[REPORT_CHUNK_META] = saved;
 		blob_free(&m);
 	}
-	print_message("%d truncations tried, %d rejected\n", tried, rejected);
+	print_message("%d truncations, every one -EINVAL\n", tried);
 	for (int s = 0; s < REPORT_CHUNK_SECTIONS; s++) {
 		blob_free(&sec[s]);
 		blob_free(&plain[s]);
