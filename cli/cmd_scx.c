@@ -336,6 +336,7 @@ static int run_attached(struct scx_sched *s, const struct scx_run_opts *o, doubl
 	struct schedio_scx_exit ex;
 	double last = start;
 	struct sched_ext_state st;
+	bool disabled;
 
 	for (;;) {
 		struct timespec tick = { 0, 100 * 1000 * 1000 };
@@ -344,12 +345,15 @@ static int run_attached(struct scx_sched *s, const struct scx_run_opts *o, doubl
 		if (!stop_requested) /* one that came while registering detaches at once */
 			nanosleep(&tick, NULL);
 		now = mono_s();
+		/* The state first: the kernel records the exit info before it says disabled, so a scheduler
+		 * ejected between the two reads is still found by the second. */
+		disabled = sched_ext_state_read(SCHED_EXT_STATE_ROOT, &st) == 0 && strcmp(st.state, "disabled") == 0;
 		if (scx_sched_exit_info(s, &ex) == 1) {
 			print_stats(s, prev, now - last);
 			print_exit(s, &ex, "was ejected by the kernel", now - start);
 			return EXIT_EJECTED;
 		}
-		if (sched_ext_state_read(SCHED_EXT_STATE_ROOT, &st) == 0 && strcmp(st.state, "disabled") == 0) {
+		if (disabled) {
 			/* Disabled without ops.exit having run: say so rather than wait. */
 			printf("%s: %s is no longer loaded (state disabled) and left no exit info\n", PROG, s->name);
 			return EXIT_EJECTED;
