@@ -214,6 +214,9 @@ if __name__ == "__main__":
         sys.exit("usage: check_compare_vm.py OUT_DIR WINDOWS")
     try:
         main(sys.argv[1], int(sys.argv[2]))
-    except (AssertionError, KeyError, TypeError) as e:
+    except (AssertionError, KeyError, TypeError, ValueError, OSError, subprocess.SubprocessError) as e:
         check(False, f"unexpected answer: {e!r}")
+    # The failures again, last, where a log cut in the middle still shows them.
+    for what in failed + by_chance:
+        print(f"failed: {what}")
     sys.exit(1 if failed else 3 if by_chance else 0)
