@@ -230,8 +230,13 @@ int report_chunk_open(struct report_chunk_reader *rd, const void *const *p, cons
 	for (int s = 0; s < REPORT_CHUNK_SECTIONS; s++) {
 		const uint8_t *plain;
 		size_t plen;
-		int rc = blob_unpack(p[s], len[s], &plain, &plen, &rd->scratch[s]);
+		int rc;
 
+		if (!p[s] && s != REPORT_CHUNK_META) {
+			rd->skip |= 1u << s;
+			continue;
+		}
+		rc = blob_unpack(p[s], len[s], &plain, &plen, &rd->scratch[s]);
 		if (rc < 0)
 			return rc;
 		blob_reader_init(&rd->sec[s], plain, plen);
@@ -343,6 +348,14 @@ static int get_series(struct report_chunk_reader *rd, const void **p, size_t *le
 	return plain_ok(rd->series, need) ? 0 : -EINVAL;
 }
 
+/* Whether section s is left unread (report_chunk_open); the series' two sections go together. */
+static bool skipped(const struct report_chunk_reader *rd, int s)
+{
+	if (s == REPORT_CHUNK_HEAD || s == REPORT_CHUNK_COUNTS)
+		return rd->skip & (1u << REPORT_CHUNK_HEAD | 1u << REPORT_CHUNK_COUNTS);
+	return rd->skip & (1u << s);
+}
+
 int report_chunk_next(struct report_chunk_reader *rd, struct report_chunk_row *r)
 {
 	struct blob_reader *m = &rd->sec[REPORT_CHUNK_META];
@@ -351,7 +364,7 @@ int report_chunk_next(struct report_chunk_reader *rd, struct report_chunk_row *r
 	if (rd->i == rd->n) {
 		/* every section read to its end: nothing left over */
 		for (int s = 0; s < REPORT_CHUNK_SECTIONS; s++)
-			if (rd->sec[s].p != rd->sec[s].end)
+			if (!skipped(rd, s) && rd->sec[s].p != rd->sec[s].end)
 				return -EINVAL;
 		return 0;
 	}
@@ -372,11 +385,12 @@ int report_chunk_next(struct report_chunk_reader *rd, struct report_chunk_row *r
 	r->kernel = rd->str[1];
 	r->incarnation = rd->str[2];
 	r->health = rd->str[3];
-	if (!get_blob(&rd->sec[REPORT_CHUNK_HOST_HIST], &r->host_hist, &r->host_hist_len))
+	if (!skipped(rd, REPORT_CHUNK_HOST_HIST) &&
+	    !get_blob(&rd->sec[REPORT_CHUNK_HOST_HIST], &r->host_hist, &r->host_hist_len))
 		return -EINVAL;
-	if ((rc = get_series(rd, &r->series, &r->series_len)) < 0)
+	if (!skipped(rd, REPORT_CHUNK_HEAD) && (rc = get_series(rd, &r->series, &r->series_len)) < 0)
 		return rc;
-	if (!get_blob(&rd->sec[REPORT_CHUNK_IOCOST], &r->iocost, &r->iocost_len))
+	if (!skipped(rd, REPORT_CHUNK_IOCOST) && !get_blob(&rd->sec[REPORT_CHUNK_IOCOST], &r->iocost, &r->iocost_len))
 		return -EINVAL;
 	rd->i++;
 	return 1;

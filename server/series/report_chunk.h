@@ -51,6 +51,7 @@ struct report_chunk_reader {
 	uint8_t *scratch[REPORT_CHUNK_SECTIONS]; /* unpacked sections (blob_unpack) */
 	uint8_t *series;                         /* the current report's series blob, joined again */
 	size_t series_cap, n, i;
+	unsigned skip; /* bit s: section s is not read (its blobs come back NULL) */
 	int64_t seq, start_ms;
 	const char *str[4];
 };
@@ -67,7 +68,9 @@ int report_chunk_finish(struct report_chunk_writer *w, struct blob *out);
 void report_chunk_writer_free(struct report_chunk_writer *w);
 
 /* Opens a chunk from its sections p[i] of len[i] bytes: 0 (*n reports), -EINVAL (a section that does not
- * unpack or whose counts disagree), -ENOMEM. Free the reader with report_chunk_close, also on failure. */
+ * unpack or whose counts disagree), -ENOMEM. A section other than the meta whose p[i] is NULL is not read:
+ * its blobs come back NULL (head or counts NULL: no series). Free the reader with report_chunk_close, also on
+ * failure. */
 int report_chunk_open(struct report_chunk_reader *rd, const void *const *p, const size_t *len, size_t *n);
 /* The next report into *r, pointing into the reader (valid until the next call): 1, 0 after the last
  * one, -EINVAL for a malformed chunk, -ENOMEM. */

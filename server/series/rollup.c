@@ -446,6 +446,23 @@ static int expire_level(struct rollup *ru, enum store_level lv, int64_t now_ms)
 	return n == EXPIRE_CHUNK;
 }
 
+/* A share of the store's move of old raw rows into denser storage (store compact): 1 if more remains, 0, -1. */
+static int compact_raw(struct rollup *ru, int64_t now_ms)
+{
+	int n;
+
+	if (!ru->st->ops->compact)
+		return 0;
+	if (ru->st->ops->begin(ru->st))
+		return -1;
+	n = ru->st->ops->compact(ru->st, now_ms, atomic_load(&ru->mark[STORE_MINUTE]));
+	if (n < 0 || ru->st->ops->commit(ru->st)) {
+		ru->st->ops->rollback(ru->st);
+		return -1;
+	}
+	return n;
+}
+
 /* 1 if this server runs job; with several servers on one database exactly one does (store try_lead). */
 static int leads(struct rollup *ru, enum store_job job)
 {
@@ -503,6 +520,13 @@ int rollup_run(struct rollup *ru, int64_t now_ms)
 	more = rc ? roll_all(ru, now_ms) : follow_marks(ru);
 	if (more < 0)
 		goto fail;
+	if (rc > 0) {
+		int n = compact_raw(ru, now_ms);
+
+		if (n < 0)
+			goto fail;
+		more |= n;
+	}
 	/* The leader trains the blob dictionaries; every server loads them (a failure is retried next round). */
 	if (store_dicts_tend(ru->st, now_ms, rc > 0))
 		log_warn("rollup: blob dictionaries: %s (will retry)", ru->st->ops->errmsg(ru->st));

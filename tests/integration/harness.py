@@ -79,8 +79,9 @@ def query(db, sql):
 def undo_schema_after_16(db):
     """Undoes what migrations after 16 added (0017: SSD result kinds; SQLite's
     0018: report keys staged and moved out of the reports table, which gets its
-    primary key and host index back; 0019: the blob dictionaries), so that a
-    test taking a database back to an older schema can have them run again."""
+    primary key and host index back; 0019: the blob dictionaries; SQLite's 0020:
+    chunked raw reports), so that a test taking a database back to an older
+    schema can have them run again."""
     query(db, "DROP TABLE blob_dicts")
     query(db, "ALTER TABLE ssd_results DROP COLUMN kind")
     query(db, "ALTER TABLE ssd_models DROP COLUMN quick")
@@ -88,7 +89,7 @@ def undo_schema_after_16(db):
         cols = ("host_id, seq, start_ms, end_ms, received_ms, sched_group, kernel, host_hist, series, iocost, "
                 "dropped, incarnation, health")
         for stmt in [
-                "DROP VIEW report_ids_by_host", "DROP TABLE reports_stage0", "DROP TABLE reports_stage1",
+                "DROP TABLE report_chunks", "DROP VIEW report_ids_by_host", "DROP TABLE reports_stage0", "DROP TABLE reports_stage1",
                 "DROP TABLE reports_stage_state", "DROP TABLE report_keys", "DROP TABLE report_times",
                 "DELETE FROM sqlite_stat1 WHERE tbl LIKE 'reports_stage%'",
                 "CREATE TABLE reports_old (host_id INTEGER NOT NULL, seq INTEGER NOT NULL, start_ms INTEGER NOT NULL, "

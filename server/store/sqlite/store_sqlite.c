@@ -307,13 +307,24 @@ static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int
 		   int *result)
 {
 	struct host_row h;
+	struct report_chunks *c;
 	sqlite3_stmt *st;
 	bool dup, restart;
 	int64_t id;
+	int in;
 
 	if (host_row(s, r, now_ms, &h))
 		return -1;
 	id = h.id;
+	/* A report already moved into a chunk is a duplicate too (one index seek when none can hold it). */
+	c = store_sqlite_chunks(s);
+	in = c ? report_chunks_has(c, id, r->incarnation, (int64_t)r->seq) : -1;
+	if (in < 0)
+		return -1;
+	if (in) {
+		*result = STORE_DUPLICATE;
+		return 0;
+	}
 	if (reports_stage_put(s->stage, r, id, now_ms, &dup))
 		return -1;
 	if (dup) {
@@ -557,6 +568,14 @@ static int store_sqlite_expire(struct store *base, enum store_level lv, int64_t 
 	if (rc != SQLITE_DONE)
 		return -1;
 	n = sqlite3_changes(s->db);
+	if (lv == STORE_RAW && n < max) {
+		struct report_chunks *c = store_sqlite_chunks(s);
+		int m = c ? report_chunks_expire(c, before_ms, max - n) : -1;
+
+		if (m < 0)
+			return -1;
+		n += m;
+	}
 	if (lv == STORE_MINUTE) {
 		st = store_sqlite_stmt(s, STORE_SQLITE_EXPIRE_EXITS);
 		sqlite3_bind_int64(st, 1, before_ms);
@@ -695,8 +714,33 @@ static void store_sqlite_close(struct store *base)
 	}
 	host_state_free(s->hosts);
 	reports_stage_free(s->stage);
+	report_chunks_free(s->chunks);
 	sqlite_db_close(s->db, s->st, STORE_SQLITE_COUNT);
 	free(s);
+}
+
+static int64_t env_ms(const char *name, int64_t dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoll(v, NULL, 10) : dflt;
+}
+
+struct report_chunks *store_sqlite_chunks(struct store_sqlite *s)
+{
+	if (!s->chunks && (s->chunks = report_chunks_new(s->db)))
+		report_chunks_configure(s->chunks, env_ms("SCHEDIO_SQLITE_CHUNK_AFTER_MS", 15 * 60000),
+					(int)env_ms("SCHEDIO_SQLITE_CHUNK_MIN", 60),
+					env_ms("SCHEDIO_SQLITE_CHUNK_PERIOD_MS", 60000));
+	return s->chunks;
+}
+
+/* Inside the rollup worker's transaction: a share of the pass that moves old raw rows into chunks. */
+static int store_sqlite_compact(struct store *base, int64_t now_ms, int64_t mark_ms)
+{
+	struct report_chunks *c = store_sqlite_chunks((struct store_sqlite *)base);
+
+	return c ? report_chunks_compact(c, now_ms, mark_ms) : -1;
 }
 
 static const struct store_ops store_sqlite_ops = {
@@ -721,6 +765,7 @@ static const struct store_ops store_sqlite_ops = {
 	.fleet_put = store_sqlite_fleet_put,
 	.dirty_take = store_sqlite_dirty_take,
 	.expire = store_sqlite_expire,
+	.compact = store_sqlite_compact,
 	.meta_get = store_sqlite_meta_get,
 	.meta_put = store_sqlite_meta_put,
 	.dict_put = store_sqlite_dict_put,

@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include "server/store/sqlite/report_chunks.h"
 #include "server/store/store.h"
 
 enum store_sqlite_stmt {
@@ -68,13 +69,18 @@ struct store_sqlite {
 	struct store base;
 	sqlite3 *db;
 	sqlite3_stmt *st[STORE_SQLITE_COUNT];
-	int wal_frames;              /* frames in the WAL after this handle's last commit */
-	struct reports_stage *stage; /* the staging of reports, made by the first put_reports */
-	struct host_state *hosts;    /* the hosts' rows in memory, made by the first put_reports */
+	int wal_frames;               /* frames in the WAL after this handle's last commit */
+	struct reports_stage *stage;  /* the staging of reports, made by the first put_reports */
+	struct host_state *hosts;     /* the hosts' rows in memory, made by the first put_reports */
+	struct report_chunks *chunks; /* raw reports kept as chunks (store_sqlite_chunks) */
 };
 
 /* Resets and clears a statement's bindings before it is used again. */
 sqlite3_stmt *store_sqlite_stmt(struct store_sqlite *s, enum store_sqlite_stmt which);
+/* The handle's chunk statements (report_chunks.h), made when first used; NULL when out of memory.
+ * SCHEDIO_SQLITE_CHUNK_AFTER_MS, SCHEDIO_SQLITE_CHUNK_MIN and SCHEDIO_SQLITE_CHUNK_PERIOD_MS set the
+ * pass's knobs (report_chunks_configure; tests make them small). */
+struct report_chunks *store_sqlite_chunks(struct store_sqlite *s);
 /* The read operations, in store_sqlite_read.c; see struct store_ops. */
 STORE_DECLARE_READ_OPS(store_sqlite);
 
