@@ -22,13 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK_REPORTS 60                   /* ten minutes of a host at the agent's 10 s */
-#define CHUNK_SPAN_MS (3600 * 1000LL)      /* start times a chunk may span */
-#define CHUNK_SEQ_SPAN 1024LL              /* seqs a chunk may span */
-#define STRAGGLER_MS (3600 * 1000LL)       /* a short tail this much past the bound is chunked anyway */
-#define HOST_ROWS_MAX (10 * CHUNK_REPORTS) /* rows of one host read by one call */
-#define CALL_REPORTS 2400                  /* reports one call chunks before it yields */
-#define HOSTS_A_CALL 512                   /* hosts one call looks at */
+#define CHUNK_REPORTS 60                  /* ten minutes of a host at the agent's 10 s */
+#define CHUNK_SPAN_MS (3600 * 1000LL)     /* start times a chunk may span */
+#define CHUNK_SEQ_SPAN 1024LL             /* seqs a chunk may span */
+#define STRAGGLER_MS (3600 * 1000LL)      /* a short tail this much past the bound is chunked anyway */
+#define HOST_ROWS_MAX (5 * CHUNK_REPORTS) /* rows of one host read by one call */
+#define CALL_REPORTS 300 /* reports one call chunks before it commits: the ingest writer waits meanwhile */
+#define HOSTS_A_CALL 512 /* hosts one call looks at */
 #define DEFAULT_AFTER_MS (15 * 60 * 1000LL)
 #define DEFAULT_PERIOD_MS (60 * 1000LL)
 
@@ -156,7 +156,7 @@ static int cut_write(struct report_chunks *c, int64_t host_id, struct cut *k, co
 		[REPORT_CHUNK_META] = 8,  [REPORT_CHUNK_HOST_HIST] = 9, [REPORT_CHUNK_IOCOST] = 10,
 		[REPORT_CHUNK_HEAD] = 11, [REPORT_CHUNK_COUNTS] = 12,
 	};
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
 	if (report_chunk_finish(&k->w, sec) || !(st = stmt(c, RC_INSERT)))
@@ -349,15 +349,13 @@ static int meta_holds(const void *meta, size_t len, int64_t seq)
 	size_t lens[REPORT_CHUNK_SECTIONS] = { [REPORT_CHUNK_META] = len }, n;
 	struct report_chunk_reader rd;
 	struct report_chunk_row r;
-	int rc = report_chunk_open(&rd, p, lens, &n);
+	int rc = report_chunk_open(&rd, p, lens, &n), found = 0;
 
-	while (rc == 0 && (rc = report_chunk_next(&rd, &r)) == 1)
-		if (r.seq == seq) {
-			rc = 2;
-			break;
-		}
+	if (rc == 0)
+		while (!found && (rc = report_chunk_next(&rd, &r)) == 1)
+			found = r.seq == seq;
 	report_chunk_close(&rd);
-	return rc < 0 ? -1 : rc == 2;
+	return rc < 0 ? -1 : found;
 }
 
 int report_chunks_has(struct report_chunks *c, int64_t host_id, const char *incarnation, int64_t seq)
