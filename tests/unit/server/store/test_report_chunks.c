@@ -224,6 +224,7 @@ static void test_report_chunks_read_as_rows(void **state)
 {
 	int64_t end = T0 + PER_HOST * 10000LL, from = T0 - MIN, to = end + MIN;
 	char err[256], *before, *before_all;
+	struct text taken = { 0 };
 	struct store *st;
 	struct test_db t;
 
@@ -265,7 +266,8 @@ static void test_report_chunks_read_as_rows(void **state)
 	before = reads(st, from, to + MIN);
 	before_all = reads_all(st, from, to + MIN);
 	assert_int_equal(st->ops->begin(st), 0);
-	assert_true(st->ops->dirty_take(st, 10, add_id, &(struct text){ 0 }) >= 0);
+	assert_true(st->ops->dirty_take(st, 10, add_id, &taken) >= 0);
+	free(taken.p);
 	assert_int_equal(st->ops->commit(st), 0);
 	compact(st, end + 2 * 3600 * 1000LL, T0 + 20 * MIN);
 	assert_int_equal(count(&t, "SELECT count(*) FROM reports WHERE seq = 500"), 0);
