@@ -45,6 +45,7 @@ enum {
 	RC_REFS_ALL,
 	RC_EXPIRE,
 	RC_LAST,
+	RC_NEWEST,
 	RC_HORIZON_GET,
 	RC_HORIZON_PUT,
 	RC_DIRTY,
@@ -74,6 +75,7 @@ static const char *const sql[RC_STMTS] = {
 		      "AND NOT EXISTS (SELECT 1 FROM rollup_dirty d WHERE d.host_id = c.host_id "
 		      "AND d.t >= c.first_ms - 60000 AND d.t <= c.last_ms) LIMIT ?2)",
 	[RC_LAST] = "SELECT max(last_ms) FROM report_chunks WHERE host_id = ?1",
+	[RC_NEWEST] = "SELECT max(last_ms) FROM report_chunks",
 	[RC_HORIZON_GET] = "SELECT CAST(value AS INTEGER) FROM server_meta WHERE key = 'raw_horizon_ms'",
 	[RC_HORIZON_PUT] = "INSERT INTO server_meta (key, value) VALUES ('raw_horizon_ms', CAST(?1 AS TEXT)) "
 			   "ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), "
@@ -120,7 +122,7 @@ void report_chunks_free(struct report_chunks *c)
 
 void report_chunks_configure(struct report_chunks *c, int64_t after_ms, int min_reports, int64_t period_ms)
 {
-	c->after_ms = after_ms < 0 ? 0 : after_ms;
+	c->after_ms = after_ms < 0 ? -1 : after_ms;
 	c->min_reports = min_reports < 1 ? 1 : min_reports > CHUNK_REPORTS ? CHUNK_REPORTS : min_reports;
 	c->period_ms = period_ms < 0 ? 0 : period_ms;
 }
@@ -301,7 +303,7 @@ int report_chunks_compact(struct report_chunks *c, int64_t now_ms, int64_t mark_
 	int done = 0, rc;
 	sqlite3_stmt *st;
 
-	if (c->cursor == 0 && now_ms < c->next_pass)
+	if (c->after_ms < 0 || (c->cursor == 0 && now_ms < c->next_pass))
 		return 0;
 	if (!(st = stmt(c, RC_HOSTS)))
 		return -1;
@@ -418,12 +420,13 @@ int report_chunks_expire(struct report_chunks *c, int64_t before_ms, int max)
 
 int report_chunks_last_ms(struct report_chunks *c, int64_t host_id, int64_t *ms)
 {
-	sqlite3_stmt *st = stmt(c, RC_LAST);
+	sqlite3_stmt *st = stmt(c, host_id < 0 ? RC_NEWEST : RC_LAST);
 	int rc, ret = -1;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, host_id);
+	if (host_id >= 0)
+		sqlite3_bind_int64(st, 1, host_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		ret = sqlite3_column_type(st, 0) != SQLITE_NULL;

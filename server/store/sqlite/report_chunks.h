@@ -42,7 +42,7 @@ struct report_chunks_cursor {
 /* A handle's chunk statements, prepared when first used; NULL when out of memory. */
 struct report_chunks *report_chunks_new(sqlite3 *db);
 void report_chunks_free(struct report_chunks *c);
-/* Sets the pass's knobs: rows are chunked once older than after_ms (and rolled up), a host's rows
+/* Sets the pass's knobs: rows are chunked once older than after_ms (and rolled up; never when < 0), a host's rows
  * once at least min_reports wait (or the oldest has waited an hour more), a pass over the hosts at
  * most once a period_ms. */
 void report_chunks_configure(struct report_chunks *c, int64_t after_ms, int min_reports, int64_t period_ms);
@@ -57,7 +57,8 @@ int report_chunks_has(struct report_chunks *c, int64_t host_id, const char *inca
  * for a redo, and keeps before_ms as the bound readers leave the rest out by (the reports before it
  * in a chunk that stays, but those whose minute waits for a redo); returns the number deleted, or -1. */
 int report_chunks_expire(struct report_chunks *c, int64_t before_ms, int max);
-/* The latest start of host's chunk reports into *ms: 1, 0 when it has none, -1 on error. */
+/* The latest start of host's chunk reports (any host's when host_id < 0) into *ms: 1, 0 when there are
+ * none, -1 on error. */
 int report_chunks_last_ms(struct report_chunks *c, int64_t host_id, int64_t *ms);
 
 /* Opens a cursor over the reports of host's chunks (all hosts when host_id < 0) starting in [from, to):

@@ -316,14 +316,16 @@ static int put_one(struct store_sqlite *s, struct report *r, int64_t now_ms, int
 	if (host_row(s, r, now_ms, &h))
 		return -1;
 	id = h.id;
-	/* A report already moved into a chunk is a duplicate too (one index seek when none can hold it). */
-	c = store_sqlite_chunks(s);
-	in = c ? report_chunks_has(c, id, r->incarnation, (int64_t)r->seq) : -1;
-	if (in < 0)
-		return -1;
-	if (in) {
-		*result = STORE_DUPLICATE;
-		return 0;
+	/* A report already moved into a chunk is a duplicate too; only one as old as the chunks may be. */
+	if (r->start_ms < s->chunked_below) {
+		c = store_sqlite_chunks(s);
+		in = c ? report_chunks_has(c, id, r->incarnation, (int64_t)r->seq) : -1;
+		if (in < 0)
+			return -1;
+		if (in) {
+			*result = STORE_DUPLICATE;
+			return 0;
+		}
 	}
 	if (reports_stage_put(s->stage, r, id, now_ms, &dup))
 		return -1;
@@ -404,6 +406,19 @@ static int writer_begin(struct store_sqlite *s, int64_t now_ms)
 	return 0;
 }
 
+/* In the writer's transaction (no chunk is written meanwhile): the newest chunked report's start; 0 or -1. */
+static int chunks_begin(struct store_sqlite *s)
+{
+	struct report_chunks *c = store_sqlite_chunks(s);
+	int64_t ms;
+	int rc = c ? report_chunks_last_ms(c, -1, &ms) : -1;
+
+	if (rc < 0)
+		return -1;
+	s->chunked_below = rc ? ms + 1 : INT64_MIN;
+	return 0;
+}
+
 static int store_sqlite_put_reports(struct store *base, struct report *const *reps, size_t n, int *results,
 				    int64_t now_ms, int64_t minute_mark)
 {
@@ -411,7 +426,7 @@ static int store_sqlite_put_reports(struct store *base, struct report *const *re
 
 	if (stage_open(s) || exec1(s, STORE_SQLITE_BEGIN))
 		return -1;
-	if (writer_begin(s, now_ms))
+	if (writer_begin(s, now_ms) || chunks_begin(s))
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		results[i] = STORE_FAILED;

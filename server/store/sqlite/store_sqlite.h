@@ -73,6 +73,7 @@ struct store_sqlite {
 	struct reports_stage *stage;  /* the staging of reports, made by the first put_reports */
 	struct host_state *hosts;     /* the hosts' rows in memory, made by the first put_reports */
 	struct report_chunks *chunks; /* raw reports kept as chunks (store_sqlite_chunks) */
+	int64_t chunked_below;        /* put_reports: no chunk holds a report starting at or after this */
 };
 
 /* Resets and clears a statement's bindings before it is used again. */
