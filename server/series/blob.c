@@ -370,16 +370,14 @@ static int unpack_zlib(struct packers *z, const uint8_t *p, size_t len, uint8_t 
 	return inflate(&z->inf, Z_FINISH) != Z_STREAM_END || z->inf.total_out != plain ? -EINVAL : 0;
 }
 
-int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, uint8_t **scratch)
+int blob_unpack_reuse(const void *p, size_t len, const uint8_t **out, size_t *outlen, uint8_t **buf, size_t *cap)
 {
 	const ZSTD_DDict *ddict = NULL;
 	struct blob_reader r;
 	struct packers *z;
 	uint8_t marker;
 	uint64_t plain;
-	int rc;
 
-	*scratch = NULL;
 	marker = len ? ((const uint8_t *)p)[0] : 0;
 	if (marker != BLOB_PACKED && marker != BLOB_PACKED_ZSTD && marker != BLOB_PACKED_ZSTD_DICT) {
 		*out = p;
@@ -405,19 +403,31 @@ int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, 
 	z = packers();
 	if (!z)
 		return -ENOMEM;
-	*scratch = malloc(plain);
-	if (!*scratch)
-		return -ENOMEM;
+	if (plain > *cap) {
+		uint8_t *grown = realloc(*buf, plain);
+
+		if (!grown)
+			return -ENOMEM;
+		*buf = grown;
+		*cap = plain;
+	}
+	*out = *buf;
+	*outlen = plain;
 	if (marker == BLOB_PACKED)
-		rc = unpack_zlib(z, r.p, (size_t)(r.end - r.p), *scratch, plain);
-	else
-		rc = unpack_zstd(z, ddict, r.p, (size_t)(r.end - r.p), *scratch, plain);
+		return unpack_zlib(z, r.p, (size_t)(r.end - r.p), *buf, plain);
+	return unpack_zstd(z, ddict, r.p, (size_t)(r.end - r.p), *buf, plain);
+}
+
+int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, uint8_t **scratch)
+{
+	size_t cap = 0;
+	int rc;
+
+	*scratch = NULL;
+	rc = blob_unpack_reuse(p, len, out, outlen, scratch, &cap);
 	if (rc) {
 		free(*scratch);
 		*scratch = NULL;
-		return rc;
 	}
-	*out = *scratch;
-	*outlen = plain;
-	return 0;
+	return rc;
 }

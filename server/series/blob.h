@@ -85,6 +85,9 @@ int blob_pack_at(struct blob *b, const struct ZSTD_CDict_s *cdict, uint32_t dict
 /* The plain bytes of a stored blob: *out points into p, or into *scratch
  * (malloc'd, free it) for a packed one. Returns 0 or -EINVAL for a bad pack. */
 int blob_unpack(const void *p, size_t len, const uint8_t **out, size_t *outlen, uint8_t **scratch);
+/* Like blob_unpack, but a packed blob goes into *buf (malloc'd, *cap bytes), grown when too small and
+ * kept for the next call (free it); *out points into p or *buf. */
+int blob_unpack_reuse(const void *p, size_t len, const uint8_t **out, size_t *outlen, uint8_t **buf, size_t *cap);
 
 /* Starts reading len bytes at p. */
 void blob_reader_init(struct blob_reader *r, const void *p, size_t len);

@@ -222,11 +222,11 @@ out:
 	return rc;
 }
 
-int report_chunk_open(struct report_chunk_reader *rd, const void *const *p, const size_t *len, size_t *n)
+/* Reads the sections into a reader whose buffers are kept (empty or from an earlier chunk). */
+static int open_sections(struct report_chunk_reader *rd, const void *const *p, const size_t *len, size_t *n)
 {
 	uint64_t count;
 
-	memset(rd, 0, sizeof(*rd));
 	for (int s = 0; s < REPORT_CHUNK_SECTIONS; s++) {
 		const uint8_t *plain;
 		size_t plen;
@@ -236,7 +236,7 @@ int report_chunk_open(struct report_chunk_reader *rd, const void *const *p, cons
 			rd->skip |= 1u << s;
 			continue;
 		}
-		rc = blob_unpack(p[s], len[s], &plain, &plen, &rd->scratch[s]);
+		rc = blob_unpack_reuse(p[s], len[s], &plain, &plen, &rd->scratch[s], &rd->scratch_cap[s]);
 		if (rc < 0)
 			return rc;
 		blob_reader_init(&rd->sec[s], plain, plen);
@@ -249,6 +249,24 @@ int report_chunk_open(struct report_chunk_reader *rd, const void *const *p, cons
 	rd->n = (size_t)count;
 	*n = rd->n;
 	return 0;
+}
+
+int report_chunk_open(struct report_chunk_reader *rd, const void *const *p, const size_t *len, size_t *n)
+{
+	memset(rd, 0, sizeof(*rd));
+	return open_sections(rd, p, len, n);
+}
+
+int report_chunk_reopen(struct report_chunk_reader *rd, const void *const *p, const size_t *len, size_t *n)
+{
+	struct report_chunk_reader keep = *rd;
+
+	memset(rd, 0, sizeof(*rd));
+	memcpy(rd->scratch, keep.scratch, sizeof(rd->scratch));
+	memcpy(rd->scratch_cap, keep.scratch_cap, sizeof(rd->scratch_cap));
+	rd->series = keep.series;
+	rd->series_cap = keep.series_cap;
+	return open_sections(rd, p, len, n);
 }
 
 /* Points *out at len bytes of r and steps over them; false when fewer remain. */

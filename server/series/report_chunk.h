@@ -48,8 +48,9 @@ struct report_chunk_writer {
 
 struct report_chunk_reader {
 	struct blob_reader sec[REPORT_CHUNK_SECTIONS];
-	uint8_t *scratch[REPORT_CHUNK_SECTIONS]; /* unpacked sections (blob_unpack) */
-	uint8_t *series;                         /* the current report's series blob, joined again */
+	uint8_t *scratch[REPORT_CHUNK_SECTIONS]; /* unpacked sections (blob_unpack_reuse) */
+	size_t scratch_cap[REPORT_CHUNK_SECTIONS];
+	uint8_t *series; /* the current report's series blob, joined again */
 	size_t series_cap, n, i;
 	unsigned skip; /* bit s: section s is not read (its blobs come back NULL) */
 	int64_t seq, start_ms;
@@ -72,6 +73,8 @@ void report_chunk_writer_free(struct report_chunk_writer *w);
  * its blobs come back NULL (head or counts NULL: no series). Free the reader with report_chunk_close, also on
  * failure. */
 int report_chunk_open(struct report_chunk_reader *rd, const void *const *p, const size_t *len, size_t *n);
+/* Like report_chunk_open, for a reader opened before and not closed since: its buffers are used again. */
+int report_chunk_reopen(struct report_chunk_reader *rd, const void *const *p, const size_t *len, size_t *n);
 /* The next report into *r, pointing into the reader (valid until the next call): 1, 0 after the last
  * one, -EINVAL for a malformed chunk, -ENOMEM. */
 int report_chunk_next(struct report_chunk_reader *rd, struct report_chunk_row *r);

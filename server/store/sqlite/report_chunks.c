@@ -458,21 +458,24 @@ static int open_ref(struct report_chunks_cursor *cur, size_t i)
 			    (s == REPORT_CHUNK_HOST_HIST && cur->want >= REPORT_CHUNKS_HIST) ||
 			    cur->want == REPORT_CHUNKS_ALL;
 
-		free(cur->sec[s]);
-		cur->sec[s] = NULL;
 		if (!want)
 			continue;
 		len[s] = (size_t)sqlite3_column_bytes(st, col[s]);
-		if (!(cur->sec[s] = malloc(len[s] ? len[s] : 1)))
-			goto out;
+		if (len[s] + 1 > cur->sec_cap[s]) {
+			void *grown = realloc(cur->sec[s], len[s] + 1);
+
+			if (!grown)
+				goto out;
+			cur->sec[s] = grown;
+			cur->sec_cap[s] = len[s] + 1;
+		}
 		if (len[s])
 			memcpy(cur->sec[s], sqlite3_column_blob(st, col[s]), len[s]);
 		p[s] = cur->sec[s];
 	}
-	if (cur->open)
-		report_chunk_close(&cur->rd);
-	cur->open = true;
-	rc = report_chunk_open(&cur->rd, p, len, &n) ? -1 : 0;
+	/* the reader's buffers serve chunk after chunk (a fresh one each time faults its pages in again) */
+	rc = (cur->used ? report_chunk_reopen : report_chunk_open)(&cur->rd, p, len, &n) ? -1 : 0;
+	cur->used = cur->open = true;
 out:
 	sqlite3_reset(st);
 	return rc;
@@ -514,7 +517,6 @@ static int stream_next(struct report_chunks_cursor *cur, int64_t *host_id, struc
 				}
 				return 1;
 			}
-			report_chunk_close(&cur->rd);
 			cur->open = false;
 		}
 		if (cur->next == cur->nrefs)
@@ -673,7 +675,7 @@ int report_chunks_cursor_next(struct report_chunks_cursor *cur, int64_t *host_id
 
 void report_chunks_cursor_close(struct report_chunks_cursor *cur)
 {
-	if (cur->open)
+	if (cur->used)
 		report_chunk_close(&cur->rd);
 	for (int s = 0; s < REPORT_CHUNK_SECTIONS; s++)
 		free(cur->sec[s]);

@@ -32,10 +32,12 @@ struct report_chunks_cursor {
 	int64_t horizon;        /* raw retention's last bound: reports before it are expired */
 	struct chunk_ref *refs; /* the chunks that may hold such reports */
 	size_t nrefs, next;
-	bool open; /* rd holds chunk refs[next - 1] */
+	bool open; /* rd reads chunk refs[next - 1] */
+	bool used; /* rd was opened (close it at the end) */
 	struct report_chunk_reader rd;
 	void *sec[REPORT_CHUNK_SECTIONS]; /* rd's input, copied out of the statement */
-	struct chunk_item **items;        /* all of them by (start, seq), when the chunks overlap */
+	size_t sec_cap[REPORT_CHUNK_SECTIONS];
+	struct chunk_item **items; /* all of them by (start, seq), when the chunks overlap */
 	size_t nitems, pos;
 };
 
