@@ -38,6 +38,7 @@
 #define MAX_BUCKETS_PER_RUN 30
 #define EXPIRE_CHUNK 5000
 #define DIRTY_CHUNK 512
+#define BEHIND_PAUSE_NS (5 * 1000000L) /* between the worker's transactions while it is behind */
 
 const int64_t rollup_default_retain_ms[STORE_LEVELS] = { 2 * DAY_MS, 14 * DAY_MS, 365 * DAY_MS };
 
@@ -453,14 +454,8 @@ static int compact_raw(struct rollup *ru, int64_t now_ms)
 
 	if (!ru->st->ops->compact)
 		return 0;
-	if (ru->st->ops->begin(ru->st))
-		return -1;
 	n = ru->st->ops->compact(ru->st, now_ms, atomic_load(&ru->mark[STORE_MINUTE]));
-	if (n < 0 || ru->st->ops->commit(ru->st)) {
-		ru->st->ops->rollback(ru->st);
-		return -1;
-	}
-	return n;
+	return n < 0 ? -1 : n;
 }
 
 /* 1 if this server runs job; with several servers on one database exactly one does (store try_lead). */
@@ -600,10 +595,19 @@ static void *rollup_main(void *arg)
 		}
 		ru->st->ops->maintain(ru->st, false);
 		pthread_mutex_lock(&ru->mu);
-		if (rc > 0 || ru->stopping)
+		if (ru->stopping)
 			continue;
+		/* While behind, a pause of a few ms between transactions lets the ingest writer, which waits for
+		 * the database lock polling each millisecond, take it before this thread does again. */
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
+		if (rc > 0)
+			until.tv_nsec += BEHIND_PAUSE_NS;
+		else
+			until.tv_sec += 1;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
 		pthread_cond_timedwait(&ru->cv, &ru->mu, &until);
 	}
 	pthread_mutex_unlock(&ru->mu);

@@ -151,9 +151,9 @@ struct store_ops {
 	 * The raw level takes the reports' health with them; the 1-minute level also
 	 * deletes the sched_ext exits and the label spans (but each host's latest) before before_ms. */
 	int (*expire)(struct store *st, enum store_level lv, int64_t before_ms, int max);
-	/* Optional (NULL: raw reports stay one a row): inside begin/commit, moves a share of the raw rows
-	 * older than the store's bound and mark_ms (the minute rollups' mark) into denser storage that every
-	 * raw read still reads; 1 when more remains, 0, -1 on error. */
+	/* Optional (NULL: raw reports stay one a row): outside begin/commit (it commits its own short
+	 * transactions), moves a share of the raw rows older than the store's bound and mark_ms (the minute
+	 * rollups' mark) into denser storage that every raw read still reads; 1 when more remains, 0, -1. */
 	int (*compact)(struct store *st, int64_t now_ms, int64_t mark_ms);
 	/* Stores zstd dictionary id of kind (nothing when id is stored already); 0 or -1. Outside begin/commit:
 	 * it is committed when this returns, before any blob is packed with it. */

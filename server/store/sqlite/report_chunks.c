@@ -19,6 +19,7 @@
 #include "server/store/sqlite/report_chunks.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,8 +28,8 @@
 #define CHUNK_SEQ_SPAN 1024LL             /* seqs a chunk may span */
 #define STRAGGLER_MS (3600 * 1000LL)      /* a short tail this much past the bound is chunked anyway */
 #define HOST_ROWS_MAX (5 * CHUNK_REPORTS) /* rows of one host read by one call */
-#define CALL_REPORTS 300 /* reports one call chunks before it commits: the ingest writer waits meanwhile */
-#define HOSTS_A_CALL 512 /* hosts one call looks at */
+#define CALL_REPORTS (5 * CHUNK_REPORTS)  /* reports one call chunks */
+#define HOSTS_A_CALL 512                  /* hosts one call looks at */
 #define DEFAULT_AFTER_MS (15 * 60 * 1000LL)
 #define DEFAULT_PERIOD_MS (60 * 1000LL)
 
@@ -38,6 +39,7 @@ enum {
 	RC_ROWS,
 	RC_INSERT,
 	RC_DELETE_ROW,
+	RC_ROW_EXISTS,
 	RC_HAS,
 	RC_META,
 	RC_SECTIONS,
@@ -63,6 +65,7 @@ static const char *const sql[RC_STMTS] = {
 	[RC_INSERT] = "INSERT INTO report_chunks (host_id, incarnation, first_seq, last_seq, first_ms, last_ms, n, "
 		      "meta, host_hist, iocost, head, counts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[RC_DELETE_ROW] = "DELETE FROM reports WHERE id = ?1",
+	[RC_ROW_EXISTS] = "SELECT 1 FROM reports WHERE id = ?1",
 	[RC_HAS] = "SELECT id FROM report_chunks WHERE host_id = ?1 AND incarnation = ?2 AND first_seq <= ?3 "
 		   "AND first_seq >= ?3 - ?4 AND last_seq >= ?3",
 	[RC_META] = "SELECT meta FROM report_chunks WHERE id = ?1",
@@ -147,13 +150,15 @@ struct cut {
 	struct report_chunk_writer w;
 	char *incarnation;
 	int64_t first_seq, last_seq, first_ms, last_ms;
-	size_t first_row, n; /* its rows' ids: ids[first_row .. first_row + n) */
+	size_t first_row, n;                    /* its rows' ids: ids[first_row .. first_row + n) */
+	struct blob sec[REPORT_CHUNK_SECTIONS]; /* its sections once finished */
+	bool ready;                             /* to be written */
 };
 
-/* Writes chunk k and deletes its rows: 0 or -1. */
+/* Inside the write transaction: writes chunk k and deletes its rows, unless one of them is gone since it
+ * was read (retention); 0 or -1. */
 static int cut_write(struct report_chunks *c, int64_t host_id, struct cut *k, const int64_t *ids)
 {
-	struct blob sec[REPORT_CHUNK_SECTIONS] = { 0 };
 	static const int col[REPORT_CHUNK_SECTIONS] = {
 		[REPORT_CHUNK_META] = 8,  [REPORT_CHUNK_HOST_HIST] = 9, [REPORT_CHUNK_IOCOST] = 10,
 		[REPORT_CHUNK_HEAD] = 11, [REPORT_CHUNK_COUNTS] = 12,
@@ -161,7 +166,20 @@ static int cut_write(struct report_chunks *c, int64_t host_id, struct cut *k, co
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
-	if (report_chunk_finish(&k->w, sec) || !(st = stmt(c, RC_INSERT)))
+	for (size_t i = 0; i < k->n; i++) {
+		int found;
+
+		if (!(st = stmt(c, RC_ROW_EXISTS)))
+			return -1;
+		sqlite3_bind_int64(st, 1, ids[k->first_row + i]);
+		found = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (found == SQLITE_DONE)
+			return 0;
+		if (found != SQLITE_ROW)
+			return -1;
+	}
+	if (!(st = stmt(c, RC_INSERT)))
 		goto out;
 	sqlite3_bind_int64(st, 1, host_id);
 	sqlite3_bind_text(st, 2, k->incarnation, -1, SQLITE_STATIC);
@@ -171,7 +189,7 @@ static int cut_write(struct report_chunks *c, int64_t host_id, struct cut *k, co
 	sqlite3_bind_int64(st, 6, k->last_ms);
 	sqlite3_bind_int64(st, 7, (int64_t)k->n);
 	for (int s = 0; s < REPORT_CHUNK_SECTIONS; s++)
-		bind_blob(st, col[s], &sec[s]);
+		bind_blob(st, col[s], &k->sec[s]);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		goto out;
 	sqlite3_reset(st);
@@ -186,14 +204,32 @@ static int cut_write(struct report_chunks *c, int64_t host_id, struct cut *k, co
 out:
 	if (st)
 		sqlite3_reset(st);
-	for (int s = 0; s < REPORT_CHUNK_SECTIONS; s++)
-		blob_free(&sec[s]);
 	return rc;
+}
+
+/* Writes the ready chunks in one transaction, the only time the pass holds the database lock: 0 or -1. */
+static int cuts_write(struct report_chunks *c, int64_t host_id, struct cut *cuts, size_t ncuts, const int64_t *ids)
+{
+	if (sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	for (size_t i = 0; i < ncuts; i++) {
+		if (cuts[i].ready && cut_write(c, host_id, &cuts[i], ids)) {
+			sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+			return -1;
+		}
+	}
+	if (sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
 }
 
 static void cut_free(struct cut *k)
 {
 	report_chunk_writer_free(&k->w);
+	for (int s = 0; s < REPORT_CHUNK_SECTIONS; s++)
+		blob_free(&k->sec[s]);
 	free(k->incarnation);
 	memset(k, 0, sizeof(*k));
 }
@@ -274,16 +310,20 @@ static int compact_host(struct report_chunks *c, int64_t host_id, int64_t before
 		goto out;
 	sqlite3_reset(st);
 	*more = nids == HOST_ROWS_MAX;
+	/* packed outside the write transaction: the ingest writer never waits for zstd here */
 	for (size_t i = 0; i < ncuts; i++) {
 		/* the last chunk of an incarnation may still grow; short and young, it waits */
 		bool last = i + 1 == ncuts || strcmp(cuts[i].incarnation, cuts[i + 1].incarnation) != 0;
 
 		if (last && cuts[i].n < (size_t)c->min_reports && cuts[i].first_ms >= before - STRAGGLER_MS)
 			continue;
-		if (cut_write(c, host_id, &cuts[i], ids))
+		if (report_chunk_finish(&cuts[i].w, cuts[i].sec))
 			goto out;
+		cuts[i].ready = true;
 		done += cuts[i].n;
 	}
+	if (done && cuts_write(c, host_id, cuts, ncuts, ids))
+		goto out;
 	ret = (int)done;
 out:
 	if (st)

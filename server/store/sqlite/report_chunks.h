@@ -49,9 +49,9 @@ void report_chunks_free(struct report_chunks *c);
  * most once a period_ms. */
 void report_chunks_configure(struct report_chunks *c, int64_t after_ms, int min_reports, int64_t period_ms);
 
-/* Inside a transaction: moves old raw rows of some hosts into chunks (rows whose minute waits for a
- * rollup redo, or whose keys are still staged, stay rows). mark_ms: where the minute rollups are.
- * 1 when more remains, 0, -1 on error. */
+/* Outside a transaction: moves old raw rows of some hosts into chunks (rows whose minute waits for a
+ * rollup redo, or whose keys are still staged, stay rows), each host's in a short write transaction of
+ * its own, packed before it. mark_ms: where the minute rollups are. 1 when more remains, 0, -1 on error. */
 int report_chunks_compact(struct report_chunks *c, int64_t now_ms, int64_t mark_ms);
 /* 1 if a chunk of host holds the report (incarnation, seq), 0 if none does, -1 on error. */
 int report_chunks_has(struct report_chunks *c, int64_t host_id, const char *incarnation, int64_t seq);

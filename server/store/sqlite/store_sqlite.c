@@ -11,11 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "server/store/sqlite/host_state.h"
 #include "server/store/sqlite/reports_stage.h"
 #include "server/store/sqlite/sqlite_db.h"
 #include "server/store/store_sql.h"
+
+/* Tries of the busy handler, one a millisecond or more: ~10 s. */
+#define BUSY_TRIES 10000
 
 /* STORE_SQL_ROW_COLS and STORE_SQL_RAW_COLS with the per-cgroup blobs left out (scan_hist). */
 #define ROW_COLS_H "host_id, t, sched_group, kernel, host_hist, NULL, NULL"
@@ -753,7 +757,14 @@ struct report_chunks *store_sqlite_chunks(struct store_sqlite *s)
 /* Inside the rollup worker's transaction: a share of the pass that moves old raw rows into chunks. */
 static int store_sqlite_compact(struct store *base, int64_t now_ms, int64_t mark_ms)
 {
-	struct report_chunks *c = store_sqlite_chunks((struct store_sqlite *)base);
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	struct report_chunks *c = store_sqlite_chunks(s);
+
+	/* The handle that runs the chunk pass (the rollup worker's) needs no fsync of its own: a commit of it
+	 * lost to a power cut loses no report (rows and rollups are made again from what is still there), and
+	 * the ingest writer's next commit syncs the WAL with its frames in it. Set outside a transaction. */
+	if (!s->nosync)
+		s->nosync = sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) == SQLITE_OK;
 
 	return c ? report_chunks_compact(c, now_ms, mark_ms) : -1;
 }
@@ -792,6 +803,21 @@ static const struct store_ops store_sqlite_ops = {
 	.close = store_sqlite_close,
 };
 
+/* SQLite's own busy timeout sleeps longer and longer (up to 100 ms a try), so a writer that found the
+ * database locked by the rollup worker's transaction sleeps on well past its end while the worker takes
+ * the lock again: the ingest writer starved (BENCHMARKS.md, chunked raw reports). Trying again every
+ * millisecond takes the lock as soon as it is free; 1 when to try again, 0 after ~10 s. */
+static int busy_wait(void *arg, int tries)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	(void)arg;
+	if (tries >= BUSY_TRIES)
+		return 0;
+	nanosleep(&ms, NULL);
+	return 1;
+}
+
 struct store *store_sqlite_open(const char *path, char *err, size_t errlen)
 {
 	struct store_sqlite *s = calloc(1, sizeof(*s));
@@ -804,7 +830,7 @@ struct store *store_sqlite_open(const char *path, char *err, size_t errlen)
 	/* NOMUTEX: a handle belongs to one thread; WAL lets readers run beside the writer. */
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		goto fail;
-	sqlite3_busy_timeout(s->db, 10000);
+	sqlite3_busy_handler(s->db, busy_wait, NULL);
 	sqlite3_extended_result_codes(s->db, 1);
 	/* A commit that crosses the auto-checkpoint size would copy the WAL into
 	 * the database inside the ingest writer's acknowledgement path; the

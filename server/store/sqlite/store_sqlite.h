@@ -4,6 +4,7 @@
 #define SCHEDIO_SERVER_STORE_SQLITE_STORE_SQLITE_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 
 #include "server/store/sqlite/report_chunks.h"
 #include "server/store/store.h"
@@ -73,6 +74,7 @@ struct store_sqlite {
 	struct reports_stage *stage;  /* the staging of reports, made by the first put_reports */
 	struct host_state *hosts;     /* the hosts' rows in memory, made by the first put_reports */
 	struct report_chunks *chunks; /* raw reports kept as chunks (store_sqlite_chunks) */
+	bool nosync;                  /* this handle runs the chunk pass: it commits without fsync */
 	int64_t chunked_below;        /* put_reports: no chunk holds a report starting at or after this */
 };
 
