@@ -22,6 +22,24 @@ static int finish(sqlite3_stmt *st, int rc, int stop)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
+/* A read of rows and chunks in one snapshot: the chunk pass swaps a host's rows for its chunks, and
+ * between two statements of a read in autocommit mode it would see both or neither. Opens a read
+ * transaction unless one is open already (the rollup worker reads inside its own); whether it did. */
+static bool snapshot_begin(struct store_sqlite *s)
+{
+	return sqlite3_get_autocommit(s->db) && sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+}
+
+/* Ends what snapshot_begin opened; the read's result rc, or -1 when it cannot end. */
+static int snapshot_end(struct store_sqlite *s, bool began, int rc)
+{
+	if (began && sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc ? rc : -1;
+	}
+	return rc;
+}
+
 /* The statement for rows of one host (host_id >= 0) or all, in [from, to): bound, ready to step. */
 static sqlite3_stmt *range_stmt(struct store_sqlite *s, enum store_sqlite_stmt all, enum store_sqlite_stmt one,
 				int64_t host_id, int64_t from, int64_t to)
@@ -94,7 +112,7 @@ static int reports_add(struct store_report **v, size_t *n, size_t *cap, const st
 }
 
 /* The host's reports from rows and chunks, by seq. */
-int store_sqlite_reports(struct store *base, int64_t host_id, int64_t from, int64_t to, store_report_fn fn, void *arg)
+static int reports_read(struct store *base, int64_t host_id, int64_t from, int64_t to, store_report_fn fn, void *arg)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 	struct report_chunks *c = store_sqlite_chunks(s);
@@ -310,8 +328,11 @@ static int scan(struct store *base, enum store_level lv, int64_t host_id, int64_
 		sqlite3_bind_int64(st, i++, host_id);
 	sqlite3_bind_int64(st, i++, from);
 	sqlite3_bind_int64(st, i++, to);
-	if (lv == STORE_RAW)
-		return scan_raw(s, st, host_id, from, to, hist_only, fn, arg);
+	if (lv == STORE_RAW) {
+		bool began = snapshot_begin(s);
+
+		return snapshot_end(s, began, scan_raw(s, st, host_id, from, to, hist_only, fn, arg));
+	}
 	return walk_rows(st, lv == STORE_MINUTE ? STORE_MINUTE_MS : STORE_HOUR_MS, fn, arg);
 }
 
@@ -328,7 +349,7 @@ int store_sqlite_scan_hist(struct store *base, enum store_level lv, int64_t host
 }
 
 /* The host's latest raw report: its latest row, or its chunks' latest report when that starts later. */
-int store_sqlite_latest(struct store *base, int64_t host_id, store_row_fn fn, void *arg)
+static int latest_read(struct store *base, int64_t host_id, store_row_fn fn, void *arg)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 	struct report_chunks *c = store_sqlite_chunks(s);
@@ -431,7 +452,7 @@ static int raw_hosts(struct store_sqlite *s, struct report_chunks_cursor *cur, i
 	return 0;
 }
 
-int store_sqlite_hosts_in(struct store *base, enum store_level lv, int64_t from, int64_t to, store_id_fn fn, void *arg)
+static int hosts_in_read(struct store *base, enum store_level lv, int64_t from, int64_t to, store_id_fn fn, void *arg)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 	struct report_chunks *c = lv == STORE_RAW ? store_sqlite_chunks(s) : NULL;
@@ -539,8 +560,7 @@ static int health_host(struct store_sqlite *s, struct report_chunks *c, int64_t 
 	return rc;
 }
 
-int store_sqlite_health_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_health_fn fn,
-			     void *arg)
+static int health_read(struct store *base, int64_t host_id, int64_t from, int64_t to, store_health_fn fn, void *arg)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
 	struct report_chunks *c = store_sqlite_chunks(s);
@@ -669,4 +689,38 @@ int store_sqlite_experiment_delete(struct store *base, int64_t id)
 	if (rc != SQLITE_DONE)
 		return -1;
 	return sqlite3_changes(s->db) > 0 ? 0 : 1;
+}
+
+/* The reads above that may read chunks, each in one snapshot (snapshot_begin). */
+int store_sqlite_reports(struct store *base, int64_t host_id, int64_t from, int64_t to, store_report_fn fn, void *arg)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	bool began = snapshot_begin(s);
+
+	return snapshot_end(s, began, reports_read(base, host_id, from, to, fn, arg));
+}
+
+int store_sqlite_latest(struct store *base, int64_t host_id, store_row_fn fn, void *arg)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	bool began = snapshot_begin(s);
+
+	return snapshot_end(s, began, latest_read(base, host_id, fn, arg));
+}
+
+int store_sqlite_hosts_in(struct store *base, enum store_level lv, int64_t from, int64_t to, store_id_fn fn, void *arg)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	bool began = lv == STORE_RAW && snapshot_begin(s);
+
+	return snapshot_end(s, began, hosts_in_read(base, lv, from, to, fn, arg));
+}
+
+int store_sqlite_health_scan(struct store *base, int64_t host_id, int64_t from, int64_t to, store_health_fn fn,
+			     void *arg)
+{
+	struct store_sqlite *s = (struct store_sqlite *)base;
+	bool began = snapshot_begin(s);
+
+	return snapshot_end(s, began, health_read(base, host_id, from, to, fn, arg));
 }
