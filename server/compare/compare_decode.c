@@ -60,6 +60,7 @@ static void *decoder_main(void *arg)
 {
 	struct decoder *d = arg;
 
+	pthread_setname_np(pthread_self(), "compare-decode");
 	for (;;) {
 		struct decode_job job;
 

@@ -284,6 +284,8 @@ static void *writer_main(void *arg)
 	int64_t last_maintain = ingest_mono_us();
 	bool idle_work = in->st->ops->idle != NULL;
 
+	pthread_setname_np(pthread_self(), "ingest-writer"); /* for top -H and /proc/PID/task */
+
 	for (;;) {
 		struct ingest_job *late = NULL;
 		int64_t mark, t0, took = 0, wait;
@@ -352,6 +354,7 @@ static void *shedder_main(void *arg)
 {
 	struct ingest *in = arg;
 
+	pthread_setname_np(pthread_self(), "ingest-shedder");
 	pthread_mutex_lock(&in->mu);
 	while (!in->stopping) {
 		struct ingest_job *late = NULL, **end = &late;

@@ -18,6 +18,7 @@
 #include "server/series/rollup.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -576,6 +577,7 @@ static void *rollup_main(void *arg)
 	int64_t last = 0;
 	int rc = 0;
 
+	pthread_setname_np(pthread_self(), "rollup");
 	/* Rolling up a busy minute takes seconds of CPU; at a lower priority it
 	 * yields the cores to the HTTP threads and the ingest writer, whose
 	 * answers agents wait for, and catches up when they are idle. */

@@ -18,6 +18,7 @@ static void *checkpointer_main(void *arg)
 {
 	struct checkpointer *c = arg;
 
+	pthread_setname_np(pthread_self(), "checkpointer");
 	pthread_mutex_lock(&c->mu);
 	while (!c->stopping) {
 		struct timespec until;

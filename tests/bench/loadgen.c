@@ -27,6 +27,9 @@
  * --seq-from N starts every host's seq at N, so a run continues the hosts of
  * a database bench_fill filled (--host-prefix fill) instead of resending
  * what it holds.
+ * --timeline FILE (open loop) writes one line per second of the run, by when
+ * requests were due: "second reports errors p50_ms p99_ms max_ms", so a slow
+ * tail can be placed in time (a checkpoint, a rollup round).
  * Prints one line of figures; in the open loop, when a request failed, the
  * line ends with the count per status other than 200 (0: no answer).
  * Exits non-zero if any request failed.
@@ -53,7 +56,7 @@
 struct opts {
 	const char *url, *token, *get;
 	unsigned hosts, rate, duration_s, concurrency, burst, rounds, repeat, closed;
-	const char *host_prefix, *log;
+	const char *host_prefix, *log, *timeline;
 	long long start_ms, interval_ms;
 	int gzip;    /* --gzip: bodies sent gzip-compressed (Content-Encoding: gzip), as agents send them */
 	int dump;    /* --dump: print one realistic report body and exit */
@@ -182,6 +185,50 @@ static void setup_post(struct req *r, const struct opts *o, struct curl_slist *h
 	curl_easy_setopt(r->easy, CURLOPT_POSTFIELDSIZE, (long)r->len);
 }
 
+/* One answer of the open loop, for --timeline. */
+struct answer {
+	double due, lat; /* seconds from the run's start; seconds waited */
+	int failed;
+};
+
+/* --timeline: per second of due time, the answers' count, failures and latency percentiles. */
+static int write_timeline(const char *path, struct answer *a, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	double *lat = calloc(n ? n : 1, sizeof(*lat));
+	size_t i = 0;
+	int rc = -1;
+
+	if (!f || !lat)
+		goto out;
+	fprintf(f, "second reports errors p50_ms p99_ms max_ms\n");
+	while (i < n) {
+		long sec = (long)a[i].due;
+		size_t k = 0, bad = 0;
+
+		for (; i < n && (long)a[i].due == sec; i++) {
+			lat[k++] = a[i].lat;
+			bad += (size_t)a[i].failed;
+		}
+		qsort(lat, k, sizeof(*lat), cmp_d);
+		fprintf(f, "%ld %zu %zu %.2f %.2f %.2f\n", sec, k, bad, pct(lat, k, 0.5) * 1e3, pct(lat, k, 0.99) * 1e3,
+			lat[k - 1] * 1e3);
+	}
+	rc = 0;
+out:
+	if (f && fclose(f) != 0)
+		rc = -1;
+	free(lat);
+	return rc;
+}
+
+static int cmp_due(const void *a, const void *b)
+{
+	double x = ((const struct answer *)a)->due, y = ((const struct answer *)b)->due;
+
+	return (x > y) - (x < y);
+}
+
 /* Open-loop ingest at o->rate for o->duration_s (or rounds of o->burst at once). */
 static int run_ingest(const struct opts *o)
 {
@@ -194,6 +241,7 @@ static int run_ingest(const struct opts *o)
 	    o->burst ? (unsigned long long)o->burst * o->rounds : (unsigned long long)o->rate * o->duration_s;
 	unsigned long long sent = 0, done = 0, errors = 0, *seqs = new_seqs(o);
 	double *lat = calloc(total, sizeof(*lat)), t0, end;
+	struct answer *ans = o->timeline ? calloc(total, sizeof(*ans)) : NULL;
 	size_t nidle = slots;
 	int running = 0;
 	long statuses[600] = { 0 };
@@ -241,7 +289,12 @@ static int run_ingest(const struct opts *o)
 						curl_easy_strerror(m->data.result), r->status);
 			}
 			statuses[r->status >= 0 && r->status < 600 ? r->status : 0]++;
-			lat[done++] = now_s() - r->due;
+			lat[done] = now_s() - r->due;
+			if (ans)
+				ans[done] = (struct answer){ .due = r->due - t0,
+							     .lat = lat[done],
+							     .failed = m->data.result != CURLE_OK || r->status != 200 };
+			done++;
 			curl_multi_remove_handle(multi, m->easy_handle);
 			idle[nidle++] = r;
 		}
@@ -259,6 +312,11 @@ static int run_ingest(const struct opts *o)
 			first = 0;
 		}
 	printf("\n");
+	if (ans) {
+		qsort(ans, done, sizeof(*ans), cmp_due);
+		if (write_timeline(o->timeline, ans, done) < 0)
+			fprintf(stderr, "loadgen: cannot write %s\n", o->timeline);
+	}
 	for (unsigned i = 0; i < slots; i++) {
 		if (reqs[i].easy)
 			curl_easy_cleanup(reqs[i].easy);
@@ -270,6 +328,7 @@ static int run_ingest(const struct opts *o)
 	free(idle);
 	free(seqs);
 	free(lat);
+	free(ans);
 	return errors ? 1 : 0;
 }
 
@@ -437,6 +496,7 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, 'L' },
 		{ "shuffle", no_argument, NULL, 'S' },
 		{ "seq-from", required_argument, NULL, 'F' },
+		{ "timeline", required_argument, NULL, 'T' },
 		{ 0 },
 	};
 	struct opts o = { .url = "http://127.0.0.1:8080",
@@ -510,10 +570,15 @@ int main(int argc, char **argv)
 		case 'F':
 			o.seq_from = strtoull(optarg, NULL, 10);
 			break;
+		case 'T':
+			o.timeline = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: loadgen --url URL [--rate N --duration S --hosts N --concurrency N | "
-					"--burst N --rounds N | --closed N --duration S [--log FILE] | "
-					"--get PATH --repeat N] [--gzip] [--shuffle] [--seq-from N] | --dump\n");
+			fprintf(
+			    stderr,
+			    "usage: loadgen --url URL [--rate N --duration S --hosts N --concurrency N | "
+			    "--burst N --rounds N | --closed N --duration S [--log FILE] | "
+			    "--get PATH --repeat N] [--gzip] [--shuffle] [--seq-from N] [--timeline FILE] | --dump\n");
 			return 2;
 		}
 	}
