@@ -18,20 +18,15 @@ bench_env
 rate=${RATE:-5000}
 secs=${SECONDS_PER_RUN:-60}
 runs=${RUNS:-2}
-rel=${SCHEDIO_BUILD_REL:-$SCHEDIO_SOURCE/build-rel}
 work=$(mktemp -d)
 pid=
 cleanup() {
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
+	bench_server_stop
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-[ -f "$rel/CMakeCache.txt" ] || cmake -S "$SCHEDIO_SOURCE" -B "$rel" -DCMAKE_BUILD_TYPE=Release >"$work/configure.log"
-cmake --build "$rel" -j "$(nproc)" --target bench_fill loadgen schedio-server >"$work/build.log"
+bench_build_rel "$work" bench_fill loadgen schedio-server
 SCHEDIO_SQLITE_CHUNK_AFTER_MS=-1 "$rel/bench/bench_fill" --db "$work/fill.db" --hosts 20 --hours 6 --interval-s 10 \
 	2>/dev/null | head -1
 hz=$(getconf CLK_TCK)
@@ -48,9 +43,7 @@ for run in $(seq "$runs"); do
 		out=$("$rel/bench/loadgen" --url "$url" --rate "$rate" --duration "$secs" --hosts 20000 \
 			--concurrency 512 2>/dev/null | tail -1 || true) # loadgen exits 1 when a request failed
 		t1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-		kill "$pid"
-		wait "$pid" 2>/dev/null || true
-		pid=
+		bench_server_stop
 		n=$(echo "$out" | bench_field reports)
 		chunked=$(sqlite3 "$work/run.db" "SELECT coalesce(sum(n), 0) FROM report_chunks")
 		printf '%-5s %4s %8s %8s %8s %8s %12.0f %8s\n' "$pass" "$run" "$(echo "$out" | bench_field errors)" \

@@ -24,22 +24,17 @@ rate=${RATE:-5000}
 secs=${SECONDS_PER_RUN:-300}
 hosts=${HOSTS:-5000}
 window=${WINDOW:-30}
-rel=${SCHEDIO_BUILD_REL:-$SCHEDIO_SOURCE/build-rel}
 work=$(mktemp -d)
 pid=
 sampler=
 cleanup() {
 	[ -n "$sampler" ] && kill "$sampler" 2>/dev/null
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
+	bench_server_stop
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-[ -f "$rel/CMakeCache.txt" ] || cmake -S "$SCHEDIO_SOURCE" -B "$rel" -DCMAKE_BUILD_TYPE=Release >"$work/configure.log"
-cmake --build "$rel" -j "$(nproc)" --target loadgen schedio-server >"$work/build.log"
+bench_build_rel "$work" loadgen schedio-server
 hz=$(getconf CLK_TCK)
 
 # sample PID: about every second, "SAMPLE SECONDS_SINCE_START THREAD_NAME TICKS" per thread
@@ -65,9 +60,7 @@ for pass in on off; do
 	sampler=$!
 	out=$("$rel/bench/loadgen" --url "$url" --rate "$rate" --duration "$secs" --hosts "$hosts" --interval-ms 1000 \
 		--concurrency 512 --timeline "$work/timeline.$pass" 2>/dev/null | tail -1 || true)
-	kill "$pid"
-	wait "$pid" 2>/dev/null || true
-	pid=
+	bench_server_stop
 	wait "$sampler" 2>/dev/null || true
 	sampler=
 	chunked=$(sqlite3 "$work/run.db" "SELECT coalesce(sum(n), 0) FROM report_chunks")

@@ -29,6 +29,27 @@ bench_server_start() {
 	exit 1
 }
 
+# Usage: bench_build_rel WORK TARGET...
+# Sets rel to this tree's Release build ($SCHEDIO_BUILD_REL, default
+# ./build-rel), configures it if missing and builds TARGETs (logs in WORK).
+bench_build_rel() {
+	local work=$1
+	shift
+	rel=${SCHEDIO_BUILD_REL:-$SCHEDIO_SOURCE/build-rel}
+	[ -f "$rel/CMakeCache.txt" ] ||
+		cmake -S "$SCHEDIO_SOURCE" -B "$rel" -DCMAKE_BUILD_TYPE=Release >"$work/configure.log"
+	cmake --build "$rel" -j "$(nproc)" --target "$@" >"$work/build.log"
+}
+
+# Usage: bench_server_stop   stops the server bench_server_start started, if any, and clears pid.
+bench_server_stop() {
+	if [ -n "${pid:-}" ]; then
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	pid=
+}
+
 # Usage: bench_baseline_build REV DIR TARGET...
 # Builds TARGETs of git revision REV of this checkout (Release) under DIR: the
 # source is extracted and configured once, later calls only build what is
