@@ -754,7 +754,7 @@ struct report_chunks *store_sqlite_chunks(struct store_sqlite *s)
 	return s->chunks;
 }
 
-/* Inside the rollup worker's transaction: a share of the pass that moves old raw rows into chunks. */
+/* On the rollup worker's handle, outside its transactions: a share of the pass that moves old raw rows into chunks. */
 static int store_sqlite_compact(struct store *base, int64_t now_ms, int64_t mark_ms)
 {
 	struct store_sqlite *s = (struct store_sqlite *)base;
