@@ -37,15 +37,19 @@ trap cleanup EXIT
 bench_build_rel "$work" loadgen schedio-server
 hz=$(getconf CLK_TCK)
 
-# sample PID: about every second, "SAMPLE SECONDS_SINCE_START THREAD_NAME TICKS" per thread
+# sample PID: about every second, "SAMPLE MS_SINCE_START THREAD_NAME TICKS" per thread, read with
+# shell builtins only, so sampling forks nothing beside the server it measures
 sample() {
-	local t0=$EPOCHREALTIME i=0
+	local t0=${EPOCHREALTIME/./} i=0 now name st f
 	while kill -0 "$1" 2>/dev/null; do
 		i=$((i + 1))
+		now=${EPOCHREALTIME/./}
 		for t in /proc/"$1"/task/*; do
-			echo "$i $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {print b - a}') $(tr ' ' _ <"$t/comm")" \
-				"$(awk '{print $14 + $15}' "$t/stat")"
-		done 2>/dev/null # a thread may end between the listing and the read
+			# a thread may end between the listing and the reads
+			{ read -r name <"$t/comm" && read -r st <"$t/stat"; } 2>/dev/null || continue
+			read -r -a f <<<"${st##*) }" # the fields after "(comm)": f[11] utime, f[12] stime
+			echo "$i $(((now - t0) / 1000)) ${name// /_} $((f[11] + f[12]))"
+		done
 		sleep 1
 	done
 }
@@ -77,7 +81,7 @@ for pass in on off; do
 		}
 		file == 2 {
 			# ticks per (sample, thread name); thread names repeat (MHD-worker)
-			tick[$1, $3] += $4; names[$3] = 1; at[$1] = $2; if ($1 > smax) smax = $1
+			tick[$1, $3] += $4; names[$3] = 1; at[$1] = $2 / 1000; if ($1 > smax) smax = $1
 		}
 		END {
 			for (b = 0; b <= last; b++) {
