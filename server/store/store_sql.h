@@ -24,8 +24,9 @@
 #define STORE_SQL_SCAN_ROLL_HOST                                                                                       \
 	"SELECT " STORE_SQL_ROW_COLS " FROM rollups WHERE level = $1 AND host_id = $2 AND t >= $3 AND t < $4 "         \
 	"ORDER BY t"
-/* Issue 17: each report's health and the sched_ext exits. SQLite reads a host's own reports through
- * its key tables (store_sqlite.c), so those reads are PostgreSQL's alone (store_pg.c). */
+/* Issue 17: each report's health and the sched_ext exits. SQLite reads the health with statements of its own
+ * (store_sqlite.c: a host's through its key tables, all hosts' leaving chunked rows out), so HEALTH_ALL is
+ * PostgreSQL's alone (store_pg.c). */
 #define STORE_SQL_HEALTH_ALL                                                                                           \
 	"SELECT host_id, start_ms, end_ms, health FROM reports WHERE start_ms >= $1 AND start_ms < $2 "                \
 	"ORDER BY host_id, start_ms, seq"

@@ -11,6 +11,16 @@
  * trigger). The last chunk of a host is left as rows while it is short and
  * young: it would be written again fuller later.
  *
+ * A chunked row leaves its keys, not its row: rows lie in arrival order, so a
+ * host's rows are spread over as many pages as it has rows, and deleting them
+ * host by host wrote each page once for each host on it (BENCHMARKS.md,
+ * issue 18). Its keys lie together in host order. The rows go later, in start
+ * order, a page at a time: once a pass over every host has ended, the sweep
+ * deletes the rows without keys that start before where that pass chunked to,
+ * less the sweep lag. A row chunked after the sweep has passed its start is
+ * deleted with its keys, as before. Until it is swept, a readers by time alone
+ * leaves such a row out (REPORT_CHUNKS_ROW_LIVE).
+ *
  * A reader finds the chunks of a time range through last_ms: a chunk
  * overlapping [from, to) has last_ms in [from, to + CHUNK_SPAN_MS). A host's
  * chunks rarely overlap one another (only late reports make them); when they
@@ -32,6 +42,7 @@
 #define HOSTS_A_CALL 512                  /* hosts one call looks at */
 #define DEFAULT_AFTER_MS (15 * 60 * 1000LL)
 #define DEFAULT_PERIOD_MS (60 * 1000LL)
+#define SWEEP_ROWS 500 /* rows one sweep transaction looks at (more when they share a start) */
 
 enum {
 	RC_HOSTS,
@@ -51,6 +62,12 @@ enum {
 	RC_HORIZON_GET,
 	RC_HORIZON_PUT,
 	RC_DIRTY,
+	RC_BOUND,
+	RC_DELETE_TIME,
+	RC_DELETE_KEY,
+	RC_OLDEST,
+	RC_SWEEP_TO,
+	RC_SWEEP,
 	RC_STMTS,
 };
 
@@ -61,7 +78,7 @@ static const char *const sql[RC_STMTS] = {
 		    "r.incarnation, r.health, r.host_hist, r.series, r.iocost FROM report_times t "
 		    "JOIN reports r ON r.id = t.id WHERE t.host_id = ?1 AND t.start_ms < ?2 AND NOT EXISTS "
 		    "(SELECT 1 FROM rollup_dirty d WHERE d.host_id = ?1 AND d.t = t.start_ms - t.start_ms % 60000) "
-		    "ORDER BY r.incarnation, t.start_ms, r.seq LIMIT ?3",
+		    "AND t.id < ?4 ORDER BY r.incarnation, t.start_ms, r.seq LIMIT ?3",
 	[RC_INSERT] = "INSERT INTO report_chunks (host_id, incarnation, first_seq, last_seq, first_ms, last_ms, n, "
 		      "meta, host_hist, iocost, head, counts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[RC_DELETE_ROW] = "DELETE FROM reports WHERE id = ?1",
@@ -84,6 +101,14 @@ static const char *const sql[RC_STMTS] = {
 			   "ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), "
 			   "CAST(excluded.value AS INTEGER)) AS TEXT)",
 	[RC_DIRTY] = "SELECT 1 FROM rollup_dirty WHERE host_id = ?1 AND t = ?2",
+	[RC_BOUND] = "SELECT " REPORT_CHUNKS_STAGE_BOUND,
+	[RC_DELETE_TIME] = "DELETE FROM report_times WHERE host_id = ?1 AND start_ms = ?2 AND id = ?3",
+	[RC_DELETE_KEY] = "DELETE FROM report_keys WHERE host_id = ?1 AND incarnation = ?2 AND seq = ?3 AND id = ?4",
+	[RC_OLDEST] = "SELECT min(start_ms) FROM reports",
+	[RC_SWEEP_TO] = "SELECT start_ms FROM reports WHERE start_ms >= ?1 AND start_ms < ?2 ORDER BY start_ms "
+			"LIMIT 1 OFFSET ?3",
+	[RC_SWEEP] =
+	    "DELETE FROM reports WHERE start_ms >= ?1 AND start_ms < ?2 AND NOT " REPORT_CHUNKS_ROW_LIVE("reports"),
 };
 
 struct report_chunks {
@@ -91,8 +116,18 @@ struct report_chunks {
 	sqlite3_stmt *st[RC_STMTS];
 	int64_t after_ms, period_ms;
 	int min_reports;
-	int64_t cursor;    /* the pass's last host (0: a new pass starts) */
-	int64_t next_pass; /* when the next pass may start */
+	int64_t sweep_lag_ms;
+	int64_t cursor;      /* the pass's last host (0: a new pass starts) */
+	int64_t next_pass;   /* when the next pass may start */
+	int64_t pass_before; /* the lowest bound of the pass under way */
+	int64_t settled_ms;  /* rows starting before this may be swept: a whole pass has looked at them */
+	int64_t swept_ms;    /* rows starting before this were swept: chunked, they are deleted at once */
+	bool swept_known;    /* swept_ms is set (the oldest row's start when the handle began) */
+};
+
+/* A row read to be chunked: what its keys are found by. */
+struct row_key {
+	int64_t id, start_ms, seq;
 };
 
 /* One report of a cursor's sorted items: its row and, after it, its strings and blobs. */
@@ -111,6 +146,8 @@ struct report_chunks *report_chunks_new(sqlite3 *db)
 	c->after_ms = DEFAULT_AFTER_MS;
 	c->min_reports = CHUNK_REPORTS;
 	c->period_ms = DEFAULT_PERIOD_MS;
+	c->sweep_lag_ms = STRAGGLER_MS;
+	c->settled_ms = INT64_MIN;
 	return c;
 }
 
@@ -123,11 +160,13 @@ void report_chunks_free(struct report_chunks *c)
 	free(c);
 }
 
-void report_chunks_configure(struct report_chunks *c, int64_t after_ms, int min_reports, int64_t period_ms)
+void report_chunks_configure(struct report_chunks *c, int64_t after_ms, int min_reports, int64_t period_ms,
+			     int64_t sweep_lag_ms)
 {
 	c->after_ms = after_ms < 0 ? -1 : after_ms;
 	c->min_reports = min_reports < 1 ? 1 : min_reports > CHUNK_REPORTS ? CHUNK_REPORTS : min_reports;
 	c->period_ms = period_ms < 0 ? 0 : period_ms;
+	c->sweep_lag_ms = sweep_lag_ms < 0 ? 0 : sweep_lag_ms;
 }
 
 /* Statement i, reset and cleared; NULL when it does not prepare. */
@@ -150,28 +189,62 @@ struct cut {
 	struct report_chunk_writer w;
 	char *incarnation;
 	int64_t first_seq, last_seq, first_ms, last_ms;
-	size_t first_row, n;                    /* its rows' ids: ids[first_row .. first_row + n) */
+	size_t first_row, n;                    /* its rows: rows[first_row .. first_row + n) */
 	struct blob sec[REPORT_CHUNK_SECTIONS]; /* its sections once finished */
 	bool ready;                             /* to be written */
 };
 
-/* Inside the write transaction: writes chunk k and deletes its rows, unless one of them is gone since it
+/* Step of a statement that changes rows: 0 or -1. */
+static int run(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Inside the write transaction: takes row r out of the raw rows now chunked. Its keys go; so does the row
+ * when the sweep has passed its start (else the sweep deletes it with its neighbours). 0 or -1. */
+static int row_chunked(struct report_chunks *c, int64_t host_id, const char *incarnation, const struct row_key *r)
+{
+	sqlite3_stmt *st;
+
+	if (r->start_ms < c->swept_ms) { /* schema/sqlite/0018's trigger takes the keys */
+		if (!(st = stmt(c, RC_DELETE_ROW)))
+			return -1;
+		sqlite3_bind_int64(st, 1, r->id);
+		return run(st);
+	}
+	if (!(st = stmt(c, RC_DELETE_TIME)))
+		return -1;
+	sqlite3_bind_int64(st, 1, host_id);
+	sqlite3_bind_int64(st, 2, r->start_ms);
+	sqlite3_bind_int64(st, 3, r->id);
+	if (run(st) || !(st = stmt(c, RC_DELETE_KEY)))
+		return -1;
+	sqlite3_bind_int64(st, 1, host_id);
+	sqlite3_bind_text(st, 2, incarnation, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, r->seq);
+	sqlite3_bind_int64(st, 4, r->id);
+	return run(st);
+}
+
+/* Inside the write transaction: writes chunk k and takes its rows out, unless one of them is gone since it
  * was read (retention); 0 or -1. */
-static int cut_write(struct report_chunks *c, int64_t host_id, struct cut *k, const int64_t *ids)
+static int cut_write(struct report_chunks *c, int64_t host_id, struct cut *k, const struct row_key *rows)
 {
 	static const int col[REPORT_CHUNK_SECTIONS] = {
 		[REPORT_CHUNK_META] = 8,  [REPORT_CHUNK_HOST_HIST] = 9, [REPORT_CHUNK_IOCOST] = 10,
 		[REPORT_CHUNK_HEAD] = 11, [REPORT_CHUNK_COUNTS] = 12,
 	};
 	sqlite3_stmt *st = NULL;
-	int rc = -1;
 
 	for (size_t i = 0; i < k->n; i++) {
 		int found;
 
 		if (!(st = stmt(c, RC_ROW_EXISTS)))
 			return -1;
-		sqlite3_bind_int64(st, 1, ids[k->first_row + i]);
+		sqlite3_bind_int64(st, 1, rows[k->first_row + i].id);
 		found = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (found == SQLITE_DONE)
@@ -180,7 +253,7 @@ static int cut_write(struct report_chunks *c, int64_t host_id, struct cut *k, co
 			return -1;
 	}
 	if (!(st = stmt(c, RC_INSERT)))
-		goto out;
+		return -1;
 	sqlite3_bind_int64(st, 1, host_id);
 	sqlite3_bind_text(st, 2, k->incarnation, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, k->first_seq);
@@ -190,30 +263,22 @@ static int cut_write(struct report_chunks *c, int64_t host_id, struct cut *k, co
 	sqlite3_bind_int64(st, 7, (int64_t)k->n);
 	for (int s = 0; s < REPORT_CHUNK_SECTIONS; s++)
 		bind_blob(st, col[s], &k->sec[s]);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto out;
-	sqlite3_reset(st);
-	for (size_t i = 0; i < k->n; i++) {
-		if (!(st = stmt(c, RC_DELETE_ROW)))
-			goto out;
-		sqlite3_bind_int64(st, 1, ids[k->first_row + i]);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			goto out;
-	}
-	rc = 0;
-out:
-	if (st)
-		sqlite3_reset(st);
-	return rc;
+	if (run(st))
+		return -1;
+	for (size_t i = 0; i < k->n; i++)
+		if (row_chunked(c, host_id, k->incarnation, &rows[k->first_row + i]))
+			return -1;
+	return 0;
 }
 
 /* Writes the ready chunks in one transaction, the only time the pass holds the database lock: 0 or -1. */
-static int cuts_write(struct report_chunks *c, int64_t host_id, struct cut *cuts, size_t ncuts, const int64_t *ids)
+static int cuts_write(struct report_chunks *c, int64_t host_id, struct cut *cuts, size_t ncuts,
+		      const struct row_key *rows)
 {
 	if (sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return -1;
 	for (size_t i = 0; i < ncuts; i++) {
-		if (cuts[i].ready && cut_write(c, host_id, &cuts[i], ids)) {
+		if (cuts[i].ready && cut_write(c, host_id, &cuts[i], rows)) {
 			sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
 			return -1;
 		}
@@ -249,24 +314,25 @@ static bool cut_fits(const struct cut *k, const char *inc, const struct report_c
 	       (uint64_t)hi - (uint64_t)lo <= (uint64_t)CHUNK_SEQ_SPAN;
 }
 
-/* Chunks host's rows that start before `before`: the number of reports chunked, or -1; *more when it
- * read as many rows as it may (more may wait). The chunks are cut while the rows are read and written
- * after, when no statement reads them. */
-static int compact_host(struct report_chunks *c, int64_t host_id, int64_t before, bool *more)
+/* Chunks host's rows that start before `before` and whose ids are below `bound` (REPORT_CHUNKS_STAGE_BOUND):
+ * the number of reports chunked, or -1; *more when it read as many rows as it may (more may wait). The
+ * chunks are cut while the rows are read and written after, when no statement reads them. */
+static int compact_host(struct report_chunks *c, int64_t host_id, int64_t before, int64_t bound, bool *more)
 {
 	struct cut *cuts = NULL, *k = NULL;
-	size_t ncuts = 0, nids = 0, done = 0;
-	int64_t *ids = NULL;
+	size_t ncuts = 0, nrows = 0, done = 0;
+	struct row_key *rows = NULL;
 	sqlite3_stmt *st = stmt(c, RC_ROWS);
 	int rc, ret = -1;
 
-	ids = malloc(HOST_ROWS_MAX * sizeof(*ids));
+	rows = malloc(HOST_ROWS_MAX * sizeof(*rows));
 	cuts = calloc(HOST_ROWS_MAX, sizeof(*cuts));
-	if (!st || !ids || !cuts)
+	if (!st || !rows || !cuts)
 		goto out;
 	sqlite3_bind_int64(st, 1, host_id);
 	sqlite3_bind_int64(st, 2, before);
 	sqlite3_bind_int64(st, 3, HOST_ROWS_MAX);
+	sqlite3_bind_int64(st, 4, bound);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *inc = (const char *)sqlite3_column_text(st, 8);
 		struct report_chunk_row r = {
@@ -294,7 +360,7 @@ static int compact_host(struct report_chunks *c, int64_t host_id, int64_t before
 				goto out;
 			k->first_seq = k->last_seq = r.seq;
 			k->first_ms = r.start_ms;
-			k->first_row = nids;
+			k->first_row = nrows;
 		}
 		if ((rc = report_chunk_add(&k->w, &r)) != 0) {
 			ret = rc == -EINVAL ? 0 : -1; /* a blob that does not unpack: the host's rows stay rows */
@@ -304,12 +370,12 @@ static int compact_host(struct report_chunks *c, int64_t host_id, int64_t before
 		k->last_seq = r.seq > k->last_seq ? r.seq : k->last_seq;
 		k->last_ms = r.start_ms > k->last_ms || k->n == 0 ? r.start_ms : k->last_ms;
 		k->n++;
-		ids[nids++] = sqlite3_column_int64(st, 0);
+		rows[nrows++] = (struct row_key){ sqlite3_column_int64(st, 0), r.start_ms, r.seq };
 	}
 	if (rc != SQLITE_DONE)
 		goto out;
 	sqlite3_reset(st);
-	*more = nids == HOST_ROWS_MAX;
+	*more = nrows == HOST_ROWS_MAX;
 	/* packed outside the write transaction: the ingest writer never waits for zstd here */
 	for (size_t i = 0; i < ncuts; i++) {
 		/* the last chunk of an incarnation may still grow; short and young, it waits */
@@ -322,7 +388,7 @@ static int compact_host(struct report_chunks *c, int64_t host_id, int64_t before
 		cuts[i].ready = true;
 		done += cuts[i].n;
 	}
-	if (done && cuts_write(c, host_id, cuts, ncuts, ids))
+	if (done && cuts_write(c, host_id, cuts, ncuts, rows))
 		goto out;
 	ret = (int)done;
 out:
@@ -331,20 +397,89 @@ out:
 	for (size_t i = 0; cuts && i < ncuts; i++)
 		cut_free(&cuts[i]);
 	free(cuts);
-	free(ids);
+	free(rows);
 	return ret;
+}
+
+/* A value the statement reads into *v: 1, 0 when it reads none or NULL, -1 on error. */
+static int read_int(sqlite3_stmt *st, int64_t *v)
+{
+	int rc = st ? sqlite3_step(st) : SQLITE_ERROR, ret = -1;
+
+	if (rc == SQLITE_ROW) {
+		ret = sqlite3_column_type(st, 0) != SQLITE_NULL;
+		*v = sqlite3_column_int64(st, 0);
+	} else if (rc == SQLITE_DONE) {
+		ret = 0;
+	}
+	if (st)
+		sqlite3_reset(st);
+	return ret;
+}
+
+/* One sweep transaction: deletes the chunked rows (those without keys) starting from swept_ms on, up to
+ * SWEEP_ROWS rows of them or of rows still keyed, and moves swept_ms past them. 1 if more remains before
+ * settled_ms, 0, -1. */
+static int sweep(struct report_chunks *c)
+{
+	int64_t to = c->settled_ms;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	if (!(st = stmt(c, RC_SWEEP_TO)))
+		goto fail;
+	sqlite3_bind_int64(st, 1, c->swept_ms);
+	sqlite3_bind_int64(st, 2, to);
+	sqlite3_bind_int64(st, 3, SWEEP_ROWS);
+	if ((rc = read_int(st, &to)) < 0)
+		goto fail;
+	if (rc == 0)
+		to = c->settled_ms; /* fewer rows than that wait */
+	else if (to == c->swept_ms)
+		to++; /* more than that start at once: all of them */
+	if (!(st = stmt(c, RC_SWEEP)))
+		goto fail;
+	sqlite3_bind_int64(st, 1, c->swept_ms);
+	sqlite3_bind_int64(st, 2, to);
+	if (run(st) || sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	c->swept_ms = to;
+	return to < c->settled_ms;
+fail:
+	sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
 }
 
 int report_chunks_compact(struct report_chunks *c, int64_t now_ms, int64_t mark_ms)
 {
 	int64_t before = now_ms - c->after_ms < mark_ms ? now_ms - c->after_ms : mark_ms;
-	int64_t hosts[HOSTS_A_CALL];
+	int64_t hosts[HOSTS_A_CALL], bound;
 	size_t n = 0, i;
 	int done = 0, rc;
 	sqlite3_stmt *st;
 
-	if (c->after_ms < 0 || (c->cursor == 0 && now_ms < c->next_pass))
+	if (c->after_ms < 0)
 		return 0;
+	if (!c->swept_known) { /* rows before the oldest there is are swept: there are none */
+		if ((rc = read_int(stmt(c, RC_OLDEST), &c->swept_ms)) < 0)
+			return -1;
+		if (rc == 0)
+			c->swept_ms = INT64_MIN;
+		c->swept_known = true;
+	}
+	if (c->swept_ms < c->settled_ms)
+		return sweep(c) < 0 ? -1 : 1;
+	if (c->cursor == 0 && now_ms < c->next_pass)
+		return 0;
+	if (c->cursor == 0 || before < c->pass_before)
+		c->pass_before = before;
+	/* rows still staged stay rows: the readers by time alone tell a chunked row by its missing keys */
+	if ((rc = read_int(stmt(c, RC_BOUND), &bound)) < 0)
+		return -1;
+	if (rc == 0)
+		bound = 0; /* no row at all */
 	if (!(st = stmt(c, RC_HOSTS)))
 		return -1;
 	sqlite3_bind_int64(st, 1, c->cursor);
@@ -367,7 +502,7 @@ int report_chunks_compact(struct report_chunks *c, int64_t now_ms, int64_t mark_
 		if (waiting > 0 && (waiting >= c->min_reports || oldest < before - STRAGGLER_MS)) {
 			bool more = false;
 
-			rc = compact_host(c, hosts[i], before, &more);
+			rc = compact_host(c, hosts[i], before, bound, &more);
 			if (rc < 0)
 				return -1;
 			done += rc;
@@ -376,10 +511,12 @@ int report_chunks_compact(struct report_chunks *c, int64_t now_ms, int64_t mark_
 		}
 		c->cursor = hosts[i];
 	}
-	if (n < HOSTS_A_CALL && i == n) { /* every host looked at: the pass is over */
+	if (n < HOSTS_A_CALL && i == n) { /* every host looked at: the pass is over, the sweep may follow it */
 		c->cursor = 0;
 		c->next_pass = now_ms + c->period_ms;
-		return 0;
+		if (c->pass_before - c->sweep_lag_ms > c->settled_ms)
+			c->settled_ms = c->pass_before - c->sweep_lag_ms;
+		return c->swept_ms < c->settled_ms;
 	}
 	return 1;
 }

@@ -19,6 +19,19 @@ enum report_chunks_want {
 
 struct report_chunks;
 
+/* SQL: an id below which no row is staged (schema/sqlite/0018): the first of each staging table, else the
+ * next id. Its value only grows while a chunked row is left, so every row the pass chunked, which it takes
+ * only below this, stays below it. */
+#define REPORT_CHUNKS_STAGE_BOUND                                                                                      \
+	"(SELECT min(b) FROM (SELECT (SELECT id FROM reports_stage0 ORDER BY rowid LIMIT 1) AS b UNION ALL "           \
+	"SELECT (SELECT id FROM reports_stage1 ORDER BY rowid LIMIT 1) UNION ALL "                                     \
+	"SELECT (SELECT max(id) FROM reports) + 1))"
+/* SQL: whether row r of reports is a raw report, not one the pass chunked and the sweep has yet to delete:
+ * it is staged or has its keys. Readers by time alone (not through the keys) need it. */
+#define REPORT_CHUNKS_ROW_LIVE(r)                                                                                      \
+	"(" r ".id >= " REPORT_CHUNKS_STAGE_BOUND " OR EXISTS (SELECT 1 FROM report_times k WHERE k.host_id = " r      \
+	".host_id AND k.start_ms = " r ".start_ms AND k.id = " r ".id))"
+
 /* A chunk a read looks into. */
 struct chunk_ref {
 	int64_t id, host_id, first_ms, last_ms;
@@ -46,12 +59,14 @@ struct report_chunks *report_chunks_new(sqlite3 *db);
 void report_chunks_free(struct report_chunks *c);
 /* Sets the pass's knobs: rows are chunked once older than after_ms (and rolled up; never when < 0), a host's rows
  * once at least min_reports wait (or the oldest has waited an hour more), a pass over the hosts at
- * most once a period_ms. */
-void report_chunks_configure(struct report_chunks *c, int64_t after_ms, int min_reports, int64_t period_ms);
+ * most once a period_ms; chunked rows are deleted once a pass has ended sweep_lag_ms past their start. */
+void report_chunks_configure(struct report_chunks *c, int64_t after_ms, int min_reports, int64_t period_ms,
+			     int64_t sweep_lag_ms);
 
 /* Outside a transaction: moves old raw rows of some hosts into chunks (rows whose minute waits for a
  * rollup redo, or whose keys are still staged, stay rows), each host's in a short write transaction of
- * its own, packed before it. mark_ms: where the minute rollups are. 1 when more remains, 0, -1 on error. */
+ * its own, packed before it, or deletes some chunked rows (the sweep). mark_ms: where the minute rollups
+ * are. 1 when more remains, 0, -1 on error. */
 int report_chunks_compact(struct report_chunks *c, int64_t now_ms, int64_t mark_ms);
 /* 1 if a chunk of host holds the report (incarnation, seq), 0 if none does, -1 on error. */
 int report_chunks_has(struct report_chunks *c, int64_t host_id, const char *incarnation, int64_t seq);

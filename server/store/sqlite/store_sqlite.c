@@ -62,13 +62,17 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 							      "i.start_ms >= $2 AND i.start_ms < $3 ORDER BY r.seq",
 	[STORE_SQLITE_SCAN_RAW_HOST] = BY_HOST(RAW_COLS_BY_HOST) "WHERE i.host_id = $1 AND i.start_ms >= $2 AND "
 								 "i.start_ms < $3 ORDER BY i.start_ms",
-	[STORE_SQLITE_SCAN_RAW_ALL] = "SELECT " STORE_SQL_RAW_COLS " FROM reports WHERE start_ms >= ? AND start_ms < ?",
+	[STORE_SQLITE_SCAN_RAW_ALL] =
+	    "SELECT " STORE_SQL_RAW_COLS
+	    " FROM reports r WHERE start_ms >= ? AND start_ms < ? AND " REPORT_CHUNKS_ROW_LIVE("r"),
 	[STORE_SQLITE_SCAN_ROLL_HOST] = STORE_SQL_SCAN_ROLL_HOST,
 	[STORE_SQLITE_SCAN_ROLL_ALL] =
 	    "SELECT " STORE_SQL_ROW_COLS " FROM rollups WHERE level = ? AND t >= ? AND t < ?",
 	[STORE_SQLITE_SCAN_RAW_HOST_H] = BY_HOST(RAW_COLS_H_BY_HOST) "WHERE i.host_id = ? AND i.start_ms >= ? AND "
 								     "i.start_ms < ? ORDER BY i.start_ms",
-	[STORE_SQLITE_SCAN_RAW_ALL_H] = "SELECT " RAW_COLS_H " FROM reports WHERE start_ms >= ? AND start_ms < ?",
+	[STORE_SQLITE_SCAN_RAW_ALL_H] =
+	    "SELECT " RAW_COLS_H
+	    " FROM reports r WHERE start_ms >= ? AND start_ms < ? AND " REPORT_CHUNKS_ROW_LIVE("r"),
 	[STORE_SQLITE_SCAN_ROLL_HOST_H] =
 	    "SELECT " ROW_COLS_H " FROM rollups WHERE level = ? AND host_id = ? AND t >= ? "
 	    "AND t < ? ORDER BY t",
@@ -81,7 +85,9 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	    "AND host_id >= (SELECT merged_below0 FROM reports_stage_state) UNION ALL "
 	    "SELECT start_ms, id FROM reports_stage1 WHERE host_id = $1 "
 	    "AND host_id >= (SELECT merged_below1 FROM reports_stage_state) ORDER BY start_ms DESC LIMIT 1))",
-	[STORE_SQLITE_HOSTS_IN_RAW] = "SELECT DISTINCT host_id FROM reports WHERE start_ms >= ? AND start_ms < ?",
+	[STORE_SQLITE_HOSTS_IN_RAW] =
+	    "SELECT DISTINCT host_id FROM reports r WHERE start_ms >= ? AND start_ms < ? AND " REPORT_CHUNKS_ROW_LIVE(
+		"r"),
 	[STORE_SQLITE_HOSTS_IN_ROLL] = "SELECT DISTINCT host_id FROM rollups WHERE level = ? AND t >= ? AND t < ?",
 	[STORE_SQLITE_FLEET_SCAN] =
 	    "SELECT t, key, hosts, hist FROM fleet_rollups WHERE level = ? AND dim = ? AND t >= ? "
@@ -119,7 +125,9 @@ static const char *const sql[STORE_SQLITE_COUNT] = {
 	    BY_HOST("i.host_id, i.start_ms, r.end_ms, r.health") "WHERE i.host_id = $1 AND "
 								 "i.start_ms >= $2 AND i.start_ms < $3 ORDER BY "
 								 "i.start_ms, r.seq",
-	[STORE_SQLITE_HEALTH_ALL] = STORE_SQL_HEALTH_ALL,
+	[STORE_SQLITE_HEALTH_ALL] =
+	    "SELECT host_id, start_ms, end_ms, health FROM reports r WHERE start_ms >= $1 "
+	    "AND start_ms < $2 AND " REPORT_CHUNKS_ROW_LIVE("r") " ORDER BY host_id, start_ms, seq",
 	[STORE_SQLITE_EXITS_HOST] = STORE_SQL_EXITS_HOST,
 	[STORE_SQLITE_EXITS_ALL] = STORE_SQL_EXITS_ALL,
 	/* Issue 15 (schema/sqlite/0013): a report at ?2 with labels ?3 extends the host's span it
@@ -750,7 +758,8 @@ struct report_chunks *store_sqlite_chunks(struct store_sqlite *s)
 	if (!s->chunks && (s->chunks = report_chunks_new(s->db)))
 		report_chunks_configure(s->chunks, env_ms("SCHEDIO_SQLITE_CHUNK_AFTER_MS", 15 * 60000),
 					(int)env_ms("SCHEDIO_SQLITE_CHUNK_MIN", 60),
-					env_ms("SCHEDIO_SQLITE_CHUNK_PERIOD_MS", 60000));
+					env_ms("SCHEDIO_SQLITE_CHUNK_PERIOD_MS", 60000),
+					env_ms("SCHEDIO_SQLITE_CHUNK_SWEEP_MS", 3600 * 1000));
 	return s->chunks;
 }
 

@@ -81,7 +81,7 @@ struct store_sqlite {
 /* Resets and clears a statement's bindings before it is used again. */
 sqlite3_stmt *store_sqlite_stmt(struct store_sqlite *s, enum store_sqlite_stmt which);
 /* The handle's chunk statements (report_chunks.h), made when first used; NULL when out of memory.
- * SCHEDIO_SQLITE_CHUNK_AFTER_MS, SCHEDIO_SQLITE_CHUNK_MIN and SCHEDIO_SQLITE_CHUNK_PERIOD_MS set the
+ * SCHEDIO_SQLITE_CHUNK_AFTER_MS, _MIN, _PERIOD_MS and _SWEEP_MS set the
  * pass's knobs (report_chunks_configure; tests make them small). */
 struct report_chunks *store_sqlite_chunks(struct store_sqlite *s);
 /* The read operations, in store_sqlite_read.c; see struct store_ops. */

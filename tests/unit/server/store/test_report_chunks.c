@@ -4,7 +4,10 @@
  * blobs byte for byte once unpacked, in the same order), also when a late
  * report makes two chunks of a host overlap; a report in a chunk is a
  * duplicate; retention takes whole chunks and leaves out the reports of a
- * chunk before its bound, but those whose minute waits for a redo.
+ * chunk before its bound, but those whose minute waits for a redo. A chunked
+ * row leaves its keys first and its row later (the sweep): the reads are the
+ * same while such rows wait, after the sweep, for a row chunked after the
+ * sweep passed its start, and a staged row is neither chunked nor swept.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -231,6 +234,7 @@ static void test_report_chunks_read_as_rows(void **state)
 	setenv("SCHEDIO_SQLITE_CHUNK_AFTER_MS", "0", 1);
 	setenv("SCHEDIO_SQLITE_CHUNK_MIN", "1", 1);
 	setenv("SCHEDIO_SQLITE_CHUNK_PERIOD_MS", "0", 1);
+	setenv("SCHEDIO_SQLITE_CHUNK_SWEEP_MS", "0", 1); /* chunked rows are deleted once the pass ends */
 	test_db_create(&t, "/tmp/schedio-test-chunks-XXXXXX");
 	st = store_sqlite_open(t.file, err, sizeof(err));
 	assert_non_null(st);
@@ -300,10 +304,85 @@ static void test_report_chunks_read_as_rows(void **state)
 	test_db_remove(&t);
 }
 
+static void test_report_chunks_swept_later(void **state)
+{
+	int64_t end = T0 + PER_HOST * 10000LL, from = T0 - MIN, to = T0 + 40 * MIN;
+	char err[256], *before, *before_all;
+	struct text taken = { 0 };
+	struct store *st;
+	struct test_db t;
+
+	(void)state;
+	setenv("SCHEDIO_SQLITE_STAGE_MS", "0", 1);
+	setenv("SCHEDIO_SQLITE_CHUNK_AFTER_MS", "0", 1);
+	setenv("SCHEDIO_SQLITE_CHUNK_MIN", "1", 1);
+	setenv("SCHEDIO_SQLITE_CHUNK_PERIOD_MS", "0", 1);
+	setenv("SCHEDIO_SQLITE_CHUNK_SWEEP_MS", "3600000", 1); /* the default: an hour past where a pass chunked */
+	test_db_create(&t, "/tmp/schedio-test-chunks-XXXXXX");
+	st = store_sqlite_open(t.file, err, sizeof(err));
+	assert_non_null(st);
+	for (int i = 0; i < PER_HOST; i++)
+		for (int h = 1; h <= 2; h++)
+			assert_int_equal(put(st, h, i + 1, T0 + i * 10000LL, 0), STORE_STORED);
+	settle(st);
+	before = reads(st, from, to);
+	before_all = reads_all(st, from, to);
+
+	/* chunked up to the mark, T0 + 20 min: the chunked rows lose their keys and stay, unread */
+	compact(st, end, T0 + 20 * MIN);
+	assert_int_equal(count(&t, "SELECT sum(n) FROM report_chunks"), 2 * 120);
+	assert_int_equal(count(&t, "SELECT count(*) FROM reports"), 2 * PER_HOST);
+	assert_int_equal(count(&t, "SELECT count(*) FROM report_times"), 2 * (PER_HOST - 120));
+	assert_int_equal(count(&t, "SELECT count(*) FROM report_keys"), 2 * (PER_HOST - 120));
+	assert_same(before, reads(st, from, to), "chunked rows not yet swept");
+	assert_same(before_all, reads_all(st, from, to), "chunked rows not yet swept, all hosts");
+	assert_int_equal(put(st, 1, 5, T0 + 4 * 10000LL, 0), STORE_DUPLICATE);
+
+	/* a pass up to T0 + 90 min chunks the rest; the sweep then deletes every row starting an hour before */
+	before = reads(st, from, to);
+	before_all = reads_all(st, from, to);
+	compact(st, T0 + 2 * 3600 * 1000LL, T0 + 90 * MIN);
+	assert_int_equal(count(&t, "SELECT sum(n) FROM report_chunks"), 2 * PER_HOST);
+	assert_int_equal(count(&t, "SELECT count(*) FROM reports"), 0);
+	assert_same(before, reads(st, from, to), "chunked rows swept");
+	assert_same(before_all, reads_all(st, from, to), "chunked rows swept, all hosts");
+
+	/* a late report before where the sweep is: chunked, its row goes at once */
+	assert_int_equal(put(st, 1, 500, T0 + 2 * MIN + 5000, T0 + 20 * MIN), STORE_STORED);
+	settle(st);
+	assert_int_equal(st->ops->begin(st), 0);
+	assert_true(st->ops->dirty_take(st, 10, add_id, &taken) >= 0);
+	free(taken.p);
+	assert_int_equal(st->ops->commit(st), 0);
+	before = reads(st, from, to);
+	before_all = reads_all(st, from, to);
+	compact(st, T0 + 3 * 3600 * 1000LL, T0 + 90 * MIN);
+	assert_int_equal(count(&t, "SELECT count(*) FROM reports"), 0);
+	assert_same(before, reads(st, from, to), "a row chunked behind the sweep");
+	assert_same(before_all, reads_all(st, from, to), "a row chunked behind the sweep, all hosts");
+
+	/* a staged report where the next sweep goes is neither chunked nor swept; once moved it is chunked */
+	assert_int_equal(put(st, 2, 502, T0 + 32 * MIN, 0), STORE_STORED);
+	compact(st, T0 + 4 * 3600 * 1000LL, T0 + 100 * MIN);
+	assert_int_equal(count(&t, "SELECT count(*) FROM reports WHERE seq = 502"), 1);
+	before = reads(st, from, to);
+	assert_non_null(strstr(before, "report 502 "));
+	before_all = reads_all(st, from, to);
+	settle(st);
+	compact(st, T0 + 5 * 3600 * 1000LL, T0 + 100 * MIN);
+	assert_int_equal(count(&t, "SELECT count(*) FROM reports"), 0);
+	assert_same(before, reads(st, from, to), "a staged row, then chunked");
+	assert_same(before_all, reads_all(st, from, to), "a staged row, then chunked, all hosts");
+
+	st->ops->close(st);
+	test_db_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_chunks_read_as_rows),
+		cmocka_unit_test(test_report_chunks_swept_later),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
