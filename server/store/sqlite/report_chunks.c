@@ -7,19 +7,19 @@
  * wait, it reads them by incarnation and start, cuts them into chunks of at
  * most CHUNK_REPORTS reports of one incarnation spanning at most
  * CHUNK_SPAN_MS of start times and CHUNK_SEQ_SPAN seqs, and writes each chunk
- * and deletes its rows (the rows' keys go with them, schema/sqlite/0018's
- * trigger). The last chunk of a host is left as rows while it is short and
- * young: it would be written again fuller later.
+ * and deletes its rows' keys. The last chunk of a host is left as rows while
+ * it is short and young: it would be written again fuller later.
  *
- * A chunked row leaves its keys, not its row: rows lie in arrival order, so a
- * host's rows are spread over as many pages as it has rows, and deleting them
- * host by host wrote each page once for each host on it (BENCHMARKS.md,
- * issue 18). Its keys lie together in host order. The rows go later, in start
- * order, a page at a time: once a pass over every host has ended, the sweep
- * deletes the rows without keys that start before where that pass chunked to,
- * less the sweep lag. A row chunked after the sweep has passed its start is
- * deleted with its keys, as before. Until it is swept, a readers by time alone
- * leaves such a row out (REPORT_CHUNKS_ROW_LIVE).
+ * A chunked row loses its keys at once and its row later: rows lie in arrival
+ * order, so a host's rows are spread over as many pages as it has rows, and
+ * deleting them host by host wrote each page once for each host on it
+ * (BENCHMARKS.md, issue 18), while its keys lie together in host order. The
+ * rows go in start order, pages at a time: once a pass over every host has
+ * ended, the sweep deletes the rows without keys that start before that
+ * pass's bound less the sweep lag. A row chunked after the sweep has passed
+ * its start is deleted at once with its keys (schema/sqlite/0018's trigger).
+ * Until it is swept, readers by time alone leave such a row out
+ * (REPORT_CHUNKS_ROW_LIVE); readers by host never see it, having no key.
  *
  * A reader finds the chunks of a time range through last_ms: a chunk
  * overlapping [from, to) has last_ms in [from, to + CHUNK_SPAN_MS). A host's
@@ -43,6 +43,10 @@
 #define DEFAULT_AFTER_MS (15 * 60 * 1000LL)
 #define DEFAULT_PERIOD_MS (60 * 1000LL)
 #define SWEEP_ROWS 500 /* rows one sweep transaction looks at (more when they share a start) */
+/* How far behind a pass's bound the sweep stays: a host at the agent's 10 s fills its last chunk within
+ * 10 minutes of its first report passing the bound; a row chunked after the sweep passed it costs what
+ * it did before the sweep. */
+#define DEFAULT_SWEEP_LAG_MS (15 * 60 * 1000LL)
 
 enum {
 	RC_HOSTS,
@@ -146,7 +150,7 @@ struct report_chunks *report_chunks_new(sqlite3 *db)
 	c->after_ms = DEFAULT_AFTER_MS;
 	c->min_reports = CHUNK_REPORTS;
 	c->period_ms = DEFAULT_PERIOD_MS;
-	c->sweep_lag_ms = STRAGGLER_MS;
+	c->sweep_lag_ms = DEFAULT_SWEEP_LAG_MS;
 	c->settled_ms = INT64_MIN;
 	return c;
 }

@@ -759,7 +759,7 @@ struct report_chunks *store_sqlite_chunks(struct store_sqlite *s)
 		report_chunks_configure(s->chunks, env_ms("SCHEDIO_SQLITE_CHUNK_AFTER_MS", 15 * 60000),
 					(int)env_ms("SCHEDIO_SQLITE_CHUNK_MIN", 60),
 					env_ms("SCHEDIO_SQLITE_CHUNK_PERIOD_MS", 60000),
-					env_ms("SCHEDIO_SQLITE_CHUNK_SWEEP_MS", 3600 * 1000));
+					env_ms("SCHEDIO_SQLITE_CHUNK_SWEEP_MS", 15 * 60000));
 	return s->chunks;
 }
 

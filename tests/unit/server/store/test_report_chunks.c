@@ -317,7 +317,7 @@ static void test_report_chunks_swept_later(void **state)
 	setenv("SCHEDIO_SQLITE_CHUNK_AFTER_MS", "0", 1);
 	setenv("SCHEDIO_SQLITE_CHUNK_MIN", "1", 1);
 	setenv("SCHEDIO_SQLITE_CHUNK_PERIOD_MS", "0", 1);
-	setenv("SCHEDIO_SQLITE_CHUNK_SWEEP_MS", "3600000", 1); /* the default: an hour past where a pass chunked */
+	setenv("SCHEDIO_SQLITE_CHUNK_SWEEP_MS", "3600000", 1); /* an hour behind where a pass chunked */
 	test_db_create(&t, "/tmp/schedio-test-chunks-XXXXXX");
 	st = store_sqlite_open(t.file, err, sizeof(err));
 	assert_non_null(st);
