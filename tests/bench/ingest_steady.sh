@@ -5,9 +5,11 @@
 # reports/s for SECONDS_PER_RUN from HOSTS hosts whose reports are one second
 # apart (loadgen --interval-ms 1000), so rows pass the minute rollup mark (two
 # to three minutes behind the clock) during the run, and the pass takes them
-# as soon as they do (SCHEDIO_SQLITE_CHUNK_AFTER_MS=0, a 10 s period): from
-# about the third minute on it chunks as many reports a second as arrive, as
-# a server at this rate does from 15 minutes after it started. Then the same
+# as soon as they do (SCHEDIO_SQLITE_CHUNK_AFTER_MS=0, a 10 s period) and
+# sweeps their rows right after each pass (SCHEDIO_SQLITE_CHUNK_SWEEP_MS=0):
+# from about the third minute on it chunks and sweeps as many reports a
+# second as arrive, as a server at this rate does from 30 minutes after it
+# started. Then the same
 # run with the pass off, as the baseline.
 # Prints per WINDOW seconds of each run (by when requests were due): the
 # seconds whose ack p99 passed 50 ms, the median and worst p99 of a second,
@@ -58,7 +60,7 @@ for pass in on off; do
 	rm -f "$work"/run.db*
 	after=0
 	[ "$pass" = off ] && after=-1
-	SCHEDIO_SQLITE_CHUNK_AFTER_MS=$after SCHEDIO_SQLITE_CHUNK_PERIOD_MS=10000 \
+	SCHEDIO_SQLITE_CHUNK_AFTER_MS=$after SCHEDIO_SQLITE_CHUNK_PERIOD_MS=10000 SCHEDIO_SQLITE_CHUNK_SWEEP_MS=0 \
 		bench_server_start "$work" "$rel/bin/schedio-server" "$work/run.db" --blob-dict-grace 0
 	sample "$pid" >"$work/cpu.$pass" &
 	sampler=$!
@@ -68,8 +70,9 @@ for pass in on off; do
 	wait "$sampler" 2>/dev/null || true
 	sampler=
 	chunked=$(sqlite3 "$work/run.db" "SELECT coalesce(sum(n), 0) FROM report_chunks")
+	rows=$(sqlite3 "$work/run.db" "SELECT count(*) FROM reports")
 	echo "pass $pass: $out"
-	echo "pass $pass: reports moved into chunks: $chunked"
+	echo "pass $pass: reports moved into chunks: $chunked; rows left (chunked ones not yet swept among them): $rows"
 	printf '%-5s %-9s %8s %10s %10s %7s  %s\n' pass seconds p99_gt50 p99_median p99_worst errors \
 		"share of a core by thread"
 	# per window: the timeline's figures, then each thread's CPU share from the samples
