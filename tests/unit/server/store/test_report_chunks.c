@@ -221,27 +221,39 @@ static void assert_same(char *a, char *b, const char *what)
 	free(b);
 }
 
+/* A new store whose chunk pass is eager but for the sweep lag (SCHEDIO_SQLITE_CHUNK_SWEEP_MS), holding
+ * PER_HOST reports of hosts 1 and 2, their keys moved. */
+static struct store *open_filled(struct test_db *t, const char *sweep_ms)
+{
+	char err[256];
+	struct store *st;
+
+	setenv("SCHEDIO_SQLITE_STAGE_MS", "0", 1);
+	setenv("SCHEDIO_SQLITE_CHUNK_AFTER_MS", "0", 1);
+	setenv("SCHEDIO_SQLITE_CHUNK_MIN", "1", 1);
+	setenv("SCHEDIO_SQLITE_CHUNK_PERIOD_MS", "0", 1);
+	setenv("SCHEDIO_SQLITE_CHUNK_SWEEP_MS", sweep_ms, 1);
+	test_db_create(t, "/tmp/schedio-test-chunks-XXXXXX");
+	st = store_sqlite_open(t->file, err, sizeof(err));
+	if (!st)
+		fail_msg("%s", err);
+	for (int i = 0; i < PER_HOST; i++)
+		for (int h = 1; h <= 2; h++)
+			assert_int_equal(put(st, h, i + 1, T0 + i * 10000LL, 0), STORE_STORED);
+	settle(st);
+	return st;
+}
+
 static void test_report_chunks_read_as_rows(void **state)
 {
 	int64_t end = T0 + PER_HOST * 10000LL, from = T0 - MIN, to = end + MIN;
-	char err[256], *before, *before_all;
+	char *before, *before_all;
 	struct text taken = { 0 };
 	struct store *st;
 	struct test_db t;
 
 	(void)state;
-	setenv("SCHEDIO_SQLITE_STAGE_MS", "0", 1);
-	setenv("SCHEDIO_SQLITE_CHUNK_AFTER_MS", "0", 1);
-	setenv("SCHEDIO_SQLITE_CHUNK_MIN", "1", 1);
-	setenv("SCHEDIO_SQLITE_CHUNK_PERIOD_MS", "0", 1);
-	setenv("SCHEDIO_SQLITE_CHUNK_SWEEP_MS", "0", 1); /* chunked rows are deleted once the pass ends */
-	test_db_create(&t, "/tmp/schedio-test-chunks-XXXXXX");
-	st = store_sqlite_open(t.file, err, sizeof(err));
-	assert_non_null(st);
-	for (int i = 0; i < PER_HOST; i++)
-		for (int h = 1; h <= 2; h++)
-			assert_int_equal(put(st, h, i + 1, T0 + i * 10000LL, 0), STORE_STORED);
-	settle(st);
+	st = open_filled(&t, "0"); /* chunked rows are deleted once the pass ends */
 	before = reads(st, from, to);
 	before_all = reads_all(st, from, to);
 
@@ -307,24 +319,13 @@ static void test_report_chunks_read_as_rows(void **state)
 static void test_report_chunks_swept_later(void **state)
 {
 	int64_t end = T0 + PER_HOST * 10000LL, from = T0 - MIN, to = T0 + 40 * MIN;
-	char err[256], *before, *before_all;
+	char *before, *before_all;
 	struct text taken = { 0 };
 	struct store *st;
 	struct test_db t;
 
 	(void)state;
-	setenv("SCHEDIO_SQLITE_STAGE_MS", "0", 1);
-	setenv("SCHEDIO_SQLITE_CHUNK_AFTER_MS", "0", 1);
-	setenv("SCHEDIO_SQLITE_CHUNK_MIN", "1", 1);
-	setenv("SCHEDIO_SQLITE_CHUNK_PERIOD_MS", "0", 1);
-	setenv("SCHEDIO_SQLITE_CHUNK_SWEEP_MS", "3600000", 1); /* an hour behind where a pass chunked */
-	test_db_create(&t, "/tmp/schedio-test-chunks-XXXXXX");
-	st = store_sqlite_open(t.file, err, sizeof(err));
-	assert_non_null(st);
-	for (int i = 0; i < PER_HOST; i++)
-		for (int h = 1; h <= 2; h++)
-			assert_int_equal(put(st, h, i + 1, T0 + i * 10000LL, 0), STORE_STORED);
-	settle(st);
+	st = open_filled(&t, "3600000"); /* an hour behind where a pass chunked */
 	before = reads(st, from, to);
 	before_all = reads_all(st, from, to);
 
