@@ -27,9 +27,11 @@ struct report_chunks;
 	"SELECT (SELECT id FROM reports_stage1 ORDER BY rowid LIMIT 1) UNION ALL "                                     \
 	"SELECT (SELECT max(id) FROM reports) + 1))"
 /* SQL: whether row r of reports is a raw report, not one the pass chunked and the sweep has yet to delete:
- * it is staged or has its keys. Readers by time alone (not through the keys) need it. */
+ * it starts after every chunk's last report (no key lookup for the newest rows, which most reads want), is
+ * staged, or has its keys. Readers by time alone (not through the keys) need it. */
 #define REPORT_CHUNKS_ROW_LIVE(r)                                                                                      \
-	"(" r ".id >= " REPORT_CHUNKS_STAGE_BOUND " OR EXISTS (SELECT 1 FROM report_times k WHERE k.host_id = " r      \
+	"(" r ".start_ms > coalesce((SELECT max(last_ms) FROM report_chunks), -1) OR " r                               \
+	".id >= " REPORT_CHUNKS_STAGE_BOUND " OR EXISTS (SELECT 1 FROM report_times k WHERE k.host_id = " r            \
 	".host_id AND k.start_ms = " r ".start_ms AND k.id = " r ".id))"
 
 /* A chunk a read looks into. */
