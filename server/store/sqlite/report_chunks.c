@@ -474,7 +474,7 @@ int report_chunks_compact(struct report_chunks *c, int64_t now_ms, int64_t mark_
 		c->swept_known = true;
 	}
 	if (c->swept_ms < c->settled_ms)
-		return sweep(c) < 0 ? -1 : 1;
+		return sweep(c); /* the pass waits for the next call: a worker with nothing else to do rests */
 	if (c->cursor == 0 && now_ms < c->next_pass)
 		return 0;
 	if (c->cursor == 0 || before < c->pass_before)
