@@ -52,6 +52,7 @@ struct server {
 	int listen_fd;                     /* owned by mhd once it started (closed with it) */
 	atomic_bool draining;              /* shutting down: new requests get 503 (http_drain) */
 	atomic_int in_handler;             /* requests inside a route handler right now */
+	atomic_int held;                   /* suspended requests whose answer is not sent yet */
 	unsigned short port;               /* the port actually bound (for :0) */
 	bool require_read;                 /* every API GET but /healthz, and /metrics, needs scope read */
 	struct stats stats;                /* ingest counters for /metrics */

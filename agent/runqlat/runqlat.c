@@ -100,6 +100,7 @@ struct runqlat_probe {
 	struct topology topo;
 	bool l3;
 	struct runqlat_cpu_totals *totals; /* ncpu */
+	uint64_t *idle_clock;              /* ncpu: each CPU's idle integral at the last report (debug log) */
 };
 
 int runqlat_check_privileges(char *msg, size_t cap)
@@ -358,6 +359,40 @@ static int split_start(struct runqlat_probe *rq, struct sched_ext_watch *shared,
 	return err;
 }
 
+/* Takes each CPU's idle integral now (the switch program's idle clock); with log, logs at debug level
+ * how much each CPU was idle since the last take and its state now, to hold against /proc/stat when
+ * idle-sibling time looks short. */
+static void idle_clocks(struct runqlat_probe *rq, bool log)
+{
+	static const char *const state[] = { "unknown", "busy", "idle", "?" };
+	const uint64_t mask = (1ULL << 62) - 1;
+	int fd = bpf_map__fd(rq->skel->maps.cpu_state);
+	char line[1024];
+	struct timespec ts;
+	size_t at = 0;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	line[0] = '\0';
+	for (uint32_t cpu = 0; cpu < rq->ncpu; cpu++) {
+		struct runqlat_cpu cs;
+		uint64_t idle, st;
+
+		if (bpf_map_lookup_elem(fd, &cpu, &cs))
+			continue;
+		st = cs.idle_word & 3;
+		idle = ((cs.idle_word >> 2) + (st == RUNQLAT_CPU_IDLE ? now : 0)) & mask;
+		if (log && at < sizeof(line) - 64)
+			at += (size_t)snprintf(line + at, sizeof(line) - at, "%scpu%u %llu ms %s", cpu ? ", " : "", cpu,
+					       (unsigned long long)(((idle - rq->idle_clock[cpu]) & mask) / 1000000),
+					       state[st]);
+		rq->idle_clock[cpu] = idle;
+	}
+	if (log)
+		log_debug("runqlat: idle since the last report by the switch program: %s", line);
+}
+
 int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, char *msg, size_t cap)
 {
 	struct runqlat_probe *rq = NULL;
@@ -399,7 +434,8 @@ int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, c
 	rq->recycled = calloc(rq->max_cgroups + 1, sizeof(*rq->recycled));
 	rq->seen = calloc(rq->max_cgroups, 1);
 	rq->totals = calloc(rq->ncpu, sizeof(*rq->totals));
-	if (!rq->refs || !rq->recycled || !rq->seen || !rq->totals) {
+	rq->idle_clock = calloc(rq->ncpu, sizeof(*rq->idle_clock));
+	if (!rq->refs || !rq->recycled || !rq->seen || !rq->totals || !rq->idle_clock) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -422,8 +458,10 @@ int runqlat_open(const struct runqlat_config *cfg, struct runqlat_probe **out, c
 	}
 	if (err)
 		goto fail;
-	if (rq->l3)
+	if (rq->l3) {
 		l3_visit_cpus();
+		idle_clocks(rq, false);
+	}
 	if (rq->sched_slots > 1) {
 		err = split_start(rq, cfg->watch, msg, cap);
 		if (err)
@@ -807,8 +845,10 @@ int runqlat_collect(struct runqlat_probe *rq, cJSON *report)
 			 (unsigned long long)(overflow - rq->overflow_reported));
 		rq->overflow_reported = overflow;
 	}
-	if (rq->l3)
+	if (rq->l3) {
 		log_idle_trouble(rq);
+		idle_clocks(rq, true);
+	}
 	return err;
 }
 
@@ -826,6 +866,7 @@ void runqlat_close(struct runqlat_probe *rq)
 	free(rq->recycled);
 	free(rq->seen);
 	free(rq->totals);
+	free(rq->idle_clock);
 	topology_free(&rq->topo);
 	pthread_mutex_destroy(&rq->slots_lock);
 	free(rq);

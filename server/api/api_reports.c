@@ -146,7 +146,7 @@ enum MHD_Result api_reports_post(struct http_request *req)
 	job->conn = req->conn;
 	req->state = job;
 	req->state_free = ingest_job_free;
-	MHD_suspend_connection(req->conn);
+	http_suspend(req);
 	if (!ingest_submit(srv->ingest, job)) {
 		job->result = INGEST_REFUSED;
 		atomic_store(&job->done, 1);

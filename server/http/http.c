@@ -54,6 +54,8 @@ static void request_free(struct http_request *req)
 {
 	if (!req)
 		return;
+	if (req->held)
+		atomic_fetch_sub(&req->srv->held, 1);
 	if (req->state_free)
 		req->state_free(req->state);
 	for (int i = 0; i < req->nargs; i++)
@@ -89,6 +91,9 @@ static int body_append(struct http_request *req, const char *data, size_t len)
 	req->body[req->body_len] = '\0';
 	return 0;
 }
+
+/* How long http_stop waits for the answers of resumed requests to be sent. */
+#define HTTP_STOP_ANSWER_WAIT_MS 5000
 
 /* A restart takes a few seconds; come back then. */
 #define HTTP_RETRY_AFTER_SHUTDOWN_S 5
@@ -219,8 +224,26 @@ void http_drain(struct server *srv)
 		nanosleep(&tick, NULL);
 }
 
+void http_suspend(struct http_request *req)
+{
+	req->held = true;
+	atomic_fetch_add(&req->srv->held, 1);
+	MHD_suspend_connection(req->conn);
+}
+
 void http_stop(struct server *srv)
 {
+	const struct timespec tick = { .tv_nsec = 1000000 };
+	int64_t until_us = http_mono_us() + HTTP_STOP_ANSWER_WAIT_MS * 1000;
+
+	/* A resumed request is answered by its HTTP thread some time after the
+	 * resume; stopping the daemon before would close its connection with a
+	 * report committed and no answer sent, and the sender would send it
+	 * again. A client that does not read its answer is given up on. */
+	while (srv->mhd && atomic_load(&srv->held) > 0 && http_mono_us() < until_us)
+		nanosleep(&tick, NULL);
+	if (atomic_load(&srv->held) > 0)
+		log_warn("stopping with %d answers not sent", atomic_load(&srv->held));
 	if (srv->mhd) {
 		MHD_stop_daemon(srv->mhd); /* closes the listen socket too */
 		srv->listen_fd = -1;

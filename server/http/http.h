@@ -29,14 +29,17 @@ struct http_request {
 	int64_t t0_us; /* when its last byte reached the socket (monotonic, as ingest_mono_us); 0 until read */
 	void *state;   /* a handler's own state across calls */
 	void (*state_free)(void *state);
+	bool held; /* suspended by http_suspend: counted until its answer is sent */
 };
 
 /* Starts the HTTP daemon on srv->listen_fd; returns 0 or -1 with a message on stderr. */
 int http_start(struct server *srv);
 /* Answers new requests 503 and waits until no handler runs (before the stores stop). */
 void http_drain(struct server *srv);
-/* Stops the daemon, waiting for requests in flight. */
+/* Stops the daemon once every suspended request has been answered (a bounded wait). */
 void http_stop(struct server *srv);
+/* Suspends req until MHD_resume_connection; http_stop waits for its answer to be sent. */
+void http_suspend(struct http_request *req);
 
 /* Adds what every answer carries: a Content-Security-Policy (the dashboard's when ctype is HTML,
  * "nothing may load" otherwise), X-Content-Type-Options: nosniff and a Referrer-Policy. */
