@@ -82,3 +82,22 @@ bench_field() { sed -n "s/\(^\|.* \)$1=\([0-9.]*\).*/\2/p"; }
 # Usage: ... | bench_median   the median of numbers, one a line (the lower
 # middle one for an even count).
 bench_median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+# Usage: bench_thread_ticks PID
+# Prints "NAME TICKS" per thread name of process PID (utime+stime summed over
+# the threads that share a name, e.g. MHD-worker), read with shell builtins
+# only so that reading forks nothing beside the process it measures.
+bench_thread_ticks() {
+	local t name st f
+	local -A sum=()
+	for t in /proc/"$1"/task/*; do
+		# a thread may end between the listing and the reads
+		{ read -r name <"$t/comm" && read -r st <"$t/stat"; } 2>/dev/null || continue
+		read -r -a f <<<"${st##*) }" # the fields after "(comm)": f[11] utime, f[12] stime
+		name=${name// /_}
+		sum[$name]=$((${sum[$name]:-0} + f[11] + f[12]))
+	done
+	for name in "${!sum[@]}"; do
+		echo "$name ${sum[$name]}"
+	done
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# ingest_threads.sh - where a report's server CPU goes, by thread, at several
+# rates (issue 18): the open-loop generator sends realistic reports at each
+# of RATES (default "1000 2500 5000") reports/s for SECONDS_PER_RUN (default
+# 20) s from HOSTS (default 20,000) hosts to a Release server on a fresh SQLite
+# database, RUNS rounds over the rates (default 3). Each run reads every
+# server thread's utime+stime before and after; the table gives per rate the
+# median over the runs of each thread name's µs of CPU per report (the HTTP
+# threads, the ingest writer, the rollup worker, the checkpointer, the
+# shedder) and of their total. What falls as the rate rises is cost per
+# wake-up and per commit that more reports share.
+#   usage: tests/bench/ingest_threads.sh [BUILD_DIR]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/bench/lib/bench_lib.sh"
+bench_env
+build=${1:-$top/build-rel}
+rates=${RATES:-1000 2500 5000}
+secs=${SECONDS_PER_RUN:-20}
+runs=${RUNS:-3}
+hosts=${HOSTS:-20000}
+work=$(mktemp -d /tmp/schedio-threads.XXXXXX)
+pid=
+
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+[ -f "$build/CMakeCache.txt" ] || cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j "$(nproc)" --target schedio-server loadgen >/dev/null
+hz=$(getconf CLK_TCK)
+
+# one run at rate $1: appends "RATE THREAD US_PER_REPORT" lines to $work/figures
+one_run() {
+	local r=$1 out n
+	rm -f "$work"/run.db*
+	bench_server_start "$work" "$build/bin/schedio-server" "$work/run.db" --blob-dict-grace 0
+	bench_thread_ticks "$pid" | sort >"$work/t0"
+	out=$("$build/bench/loadgen" --url "$url" --rate "$r" --duration "$secs" --hosts "$hosts" \
+		--concurrency 512 || true)
+	bench_thread_ticks "$pid" | sort >"$work/t1"
+	kill "$pid"
+	wait "$pid" || true
+	pid=
+	echo "  $r/s: $out" >&2
+	n=$(echo "$out" | bench_field reports)
+	[ "${n:-0}" -gt 0 ] || { echo "bench: no report was sent: $out" >&2; exit 1; }
+	join -a 2 -e 0 -o 0,1.2,2.2 "$work/t0" "$work/t1" |
+		awk -v r="$r" -v n="$n" -v hz="$hz" '{ us = ($3 - $2) * 1e6 / hz / n; tot += us
+			printf "%s %s %.1f\n", r, $1, us } END { printf "%s total %.1f\n", r, tot }' >>"$work/figures"
+}
+
+echo "== server CPU per report by thread: rates $rates, $secs s runs, $runs rounds, $hosts hosts"
+: >"$work/figures"
+for _ in $(seq "$runs"); do
+	for r in $rates; do
+		one_run "$r"
+	done
+done
+printf '%-8s' "rate/s"
+threads=$(awk '$2 != "total" {print $2}' "$work/figures" | sort -u)
+for t in $threads total; do printf ' %14s' "$t"; done
+echo
+for r in $rates; do
+	printf '%-8s' "$r"
+	for t in $threads total; do
+		printf ' %14s' "$(awk -v r="$r" -v t="$t" '$1 == r && $2 == t {print $3}' "$work/figures" | bench_median)"
+	done
+	echo
+done
+echo "(µs of CPU per report, median of $runs runs; each run on a fresh database)"
