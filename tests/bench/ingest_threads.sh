@@ -14,39 +14,33 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/bench/lib/bench_lib.sh"
 bench_env
-build=${1:-$top/build-rel}
 rates=${RATES:-1000 2500 5000}
 secs=${SECONDS_PER_RUN:-20}
 runs=${RUNS:-3}
 hosts=${HOSTS:-20000}
+export SCHEDIO_BUILD_REL=${1:-${SCHEDIO_BUILD_REL:-$top/build-rel}}
 work=$(mktemp -d /tmp/schedio-threads.XXXXXX)
 pid=
-
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-[ -f "$build/CMakeCache.txt" ] || cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j "$(nproc)" --target schedio-server loadgen >/dev/null
+trap 'bench_server_stop; rm -rf "$work"' EXIT
+bench_build_rel "$work" schedio-server loadgen
 hz=$(getconf CLK_TCK)
 
 # one run at rate $1: appends "RATE THREAD US_PER_REPORT" lines to $work/figures
 one_run() {
 	local r=$1 out n
 	rm -f "$work"/run.db*
-	bench_server_start "$work" "$build/bin/schedio-server" "$work/run.db" --blob-dict-grace 0
+	bench_server_start "$work" "$rel/bin/schedio-server" "$work/run.db" --blob-dict-grace 0
 	bench_thread_ticks "$pid" | sort >"$work/t0"
-	out=$("$build/bench/loadgen" --url "$url" --rate "$r" --duration "$secs" --hosts "$hosts" \
+	out=$("$rel/bench/loadgen" --url "$url" --rate "$r" --duration "$secs" --hosts "$hosts" \
 		--concurrency 512 || true)
 	bench_thread_ticks "$pid" | sort >"$work/t1"
-	kill "$pid"
-	wait "$pid" || true
-	pid=
+	bench_server_stop
 	echo "  $r/s: $out" >&2
 	n=$(echo "$out" | bench_field reports)
-	[ "${n:-0}" -gt 0 ] || { echo "bench: no report was sent: $out" >&2; exit 1; }
+	[ "${n:-0}" -gt 0 ] || {
+		echo "bench: no report was sent: $out" >&2
+		exit 1
+	}
 	join -a 2 -e 0 -o 0,1.2,2.2 "$work/t0" "$work/t1" |
 		awk -v r="$r" -v n="$n" -v hz="$hz" '{ us = ($3 - $2) * 1e6 / hz / n; tot += us
 			printf "%s %s %.1f\n", r, $1, us } END { printf "%s total %.1f\n", r, tot }' >>"$work/figures"
