@@ -35,19 +35,10 @@ SCHEDIO_SQLITE_CHUNK_AFTER_MS=-1 "$rel/bench/bench_fill" --db "$work/fill.db" --
 	--minutes "$minutes" --interval-s 10 2>/dev/null | head -1
 hz=$(getconf CLK_TCK)
 
-# The rollup thread's utime+stime of server $pid, in ticks, read with shell builtins only (the loop
-# below samples it every second beside the server it measures).
+# The rollup thread's utime+stime of server $pid, in ticks (the loop below samples it every second
+# beside the server it measures).
 rollup_ticks() {
-	local t name st f
-	for t in /proc/"$pid"/task/*; do
-		{ read -r name <"$t/comm" && read -r st <"$t/stat"; } 2>/dev/null || continue
-		if [ "$name" = rollup ]; then
-			read -r -a f <<<"${st##*) }" # the fields after "(comm)": f[11] utime, f[12] stime
-			echo $((f[11] + f[12]))
-			return
-		fi
-	done
-	echo 0
+	bench_thread_ticks "$pid" rollup
 }
 
 printf '%-9s %4s %8s %9s %8s %10s %14s %9s\n' build run chunked rows_left cpu_s us_report wchar_report seconds

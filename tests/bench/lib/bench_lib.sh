@@ -83,10 +83,11 @@ bench_field() { sed -n "s/\(^\|.* \)$1=\([0-9.]*\).*/\2/p"; }
 # middle one for an even count).
 bench_median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
-# Usage: bench_thread_ticks PID
+# Usage: bench_thread_ticks PID [NAME]
 # Prints "NAME TICKS" per thread name of process PID (utime+stime summed over
-# the threads that share a name, e.g. MHD-worker), read with shell builtins
-# only so that reading forks nothing beside the process it measures.
+# the threads that share a name, e.g. MHD-worker), or with NAME only the
+# ticks of the threads so named (0 if none), read with shell builtins only so
+# that reading forks nothing beside the process it measures.
 bench_thread_ticks() {
 	local t name st f
 	local -A sum=()
@@ -97,6 +98,10 @@ bench_thread_ticks() {
 		name=${name// /_}
 		sum[$name]=$((${sum[$name]:-0} + f[11] + f[12]))
 	done
+	if [ $# -gt 1 ]; then
+		echo "${sum[$2]:-0}"
+		return
+	fi
 	for name in "${!sum[@]}"; do
 		echo "$name ${sum[$name]}"
 	done
