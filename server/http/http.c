@@ -64,6 +64,21 @@ static void request_free(struct http_request *req)
 	free(req);
 }
 
+/* The most a request's Content-Length reserves before its bytes arrive. */
+#define HTTP_BODY_PRESIZE_MAX (1u << 20)
+
+/* Grows the body buffer to cap bytes. */
+static int body_reserve(struct http_request *req, size_t cap)
+{
+	char *nb = realloc(req->body, cap);
+
+	if (!nb)
+		return -ENOMEM;
+	req->body = nb;
+	req->body_cap = cap;
+	return 0;
+}
+
 static int body_append(struct http_request *req, const char *data, size_t len)
 {
 	size_t max = req->srv->opt.max_body;
@@ -74,17 +89,13 @@ static int body_append(struct http_request *req, const char *data, size_t len)
 	}
 	if (req->body_len + len + 1 > req->body_cap) {
 		size_t cap = req->body_cap ? req->body_cap : 4096;
-		char *nb;
 
 		while (cap < req->body_len + len + 1)
 			cap *= 2;
 		if (cap > max + 1)
 			cap = max + 1;
-		nb = realloc(req->body, cap);
-		if (!nb)
+		if (body_reserve(req, cap) < 0)
 			return -ENOMEM;
-		req->body = nb;
-		req->body_cap = cap;
 	}
 	memcpy(req->body + req->body_len, data, len);
 	req->body_len += len;
@@ -136,10 +147,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		req->path = url;
 		*con_cls = req;
 		clen = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (clen && strtoull(clen, NULL, 10) > srv->opt.max_body)
-			return http_reply_error(req, MHD_HTTP_CONTENT_TOO_LARGE,
-						"request body is larger than the limit of %zu bytes",
-						srv->opt.max_body);
+		if (clen) {
+			unsigned long long n = strtoull(clen, NULL, 10);
+
+			if (n > srv->opt.max_body)
+				return http_reply_error(req, MHD_HTTP_CONTENT_TOO_LARGE,
+							"request body is larger than the limit of %zu bytes",
+							srv->opt.max_body);
+			/* the whole body in one allocation instead of doubling up to it; a
+			 * claim past HTTP_BODY_PRESIZE_MAX still grows only as bytes come */
+			if (n &&
+			    body_reserve(req, (size_t)(n < HTTP_BODY_PRESIZE_MAX ? n : HTTP_BODY_PRESIZE_MAX) + 1) < 0)
+				return MHD_NO;
+		}
 		return MHD_YES;
 	}
 	if (*upload_data_size) {

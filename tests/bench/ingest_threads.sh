@@ -8,7 +8,10 @@
 # median over the runs of each thread name's µs of CPU per report (the HTTP
 # threads, the ingest writer, the rollup worker, the checkpointer, the
 # shedder) and of their total. What falls as the rate rises is cost per
-# wake-up and per commit that more reports share.
+# wake-up and per commit that more reports share. With WARM_S (default 0)
+# the load runs that many seconds before the ticks are read, and the reports
+# of the measured window are the server's accepted counter across it: the
+# steady state, without a fresh server's first page faults and cache fills.
 #   usage: tests/bench/ingest_threads.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,6 +21,7 @@ rates=${RATES:-1000 2500 5000}
 secs=${SECONDS_PER_RUN:-20}
 runs=${RUNS:-3}
 hosts=${HOSTS:-20000}
+warm=${WARM_S:-0}
 export SCHEDIO_BUILD_REL=${1:-${SCHEDIO_BUILD_REL:-$top/build-rel}}
 work=$(mktemp -d /tmp/schedio-threads.XXXXXX)
 pid=
@@ -25,18 +29,30 @@ trap 'bench_server_stop; rm -rf "$work"' EXIT
 bench_build_rel "$work" schedio-server loadgen
 hz=$(getconf CLK_TCK)
 
+# the reports the server has stored since it started
+accepted() {
+	curl -s "$url/metrics" | awk '$1 == "schedio_reports_accepted_total" {print $2}'
+}
+
 # one run at rate $1: appends "RATE THREAD US_PER_REPORT" lines to $work/figures
 one_run() {
 	local r=$1 out n
 	rm -f "$work"/run.db*
 	bench_server_start "$work" "$rel/bin/schedio-server" "$work/run.db" --blob-dict-grace 0
+	"$rel/bench/loadgen" --url "$url" --rate "$r" --duration $((warm + secs)) --hosts "$hosts" \
+		--concurrency 512 >"$work/lg.out" 2>&1 &
+	lg=$!
+	sleep "$warm"
+	a0=$(accepted)
 	bench_thread_ticks "$pid" | sort >"$work/t0"
-	out=$("$rel/bench/loadgen" --url "$url" --rate "$r" --duration "$secs" --hosts "$hosts" \
-		--concurrency 512 || true)
+	sleep "$secs"
 	bench_thread_ticks "$pid" | sort >"$work/t1"
+	a1=$(accepted)
+	wait "$lg" || true
 	bench_server_stop
-	echo "  $r/s: $out" >&2
-	n=$(echo "$out" | bench_field reports)
+	out=$(cat "$work/lg.out")
+	echo "  $r/s: $out (measured: $((a1 - a0)) reports)" >&2
+	n=$((a1 - a0))
 	[ "${n:-0}" -gt 0 ] || {
 		echo "bench: no report was sent: $out" >&2
 		exit 1
@@ -46,7 +62,7 @@ one_run() {
 			printf "%s %s %.1f\n", r, $1, us } END { printf "%s total %.1f\n", r, tot }' >>"$work/figures"
 }
 
-echo "== server CPU per report by thread: rates $rates, $secs s runs, $runs rounds, $hosts hosts"
+echo "== server CPU per report by thread: rates $rates, $secs s measured after $warm s, $runs rounds, $hosts hosts"
 : >"$work/figures"
 for _ in $(seq "$runs"); do
 	for r in $rates; do

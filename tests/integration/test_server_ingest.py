@@ -29,6 +29,11 @@ def counts(db):
     return (query(db, "SELECT count(*) FROM hosts")[0][0], query(db, "SELECT count(*) FROM reports")[0][0], check)
 
 
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
 def oversized_status(s, length):
     """Announces a body past the cap and reads the answer without sending it
     (the server answers from the headers)."""
@@ -136,6 +141,33 @@ class Ingest(unittest.TestCase):
             self.assertEqual(s.get_json("/api/v1/hosts/good/reports?from=0")["reports"][0]["seq"], 1)
             s.stop()
             self.assertEqual(counts(s.db), (1, 1, "ok"))
+
+    def test_announced_bodies_that_never_come_cost_no_memory(self):
+        """The server reserves a body from its Content-Length (up to 1 MiB) before
+        the bytes arrive. Senders that announce 4 MiB - 1 and send 16 bytes must
+        neither grow its resident memory by their claims nor stop it serving."""
+        with Server("--open-ingest") as s:
+            self.assertEqual(post(s, report("before", 1)).status, 200)
+            rss0 = rss_kib(s.proc.pid)
+            u = urllib.parse.urlsplit(s.url)
+            socks = []
+            try:
+                for _ in range(200):
+                    sock = socket.create_connection((u.hostname, u.port), timeout=10)
+                    sock.sendall(b"POST /api/v1/reports HTTP/1.1\r\nHost: x\r\n"
+                                 b"Content-Type: application/json\r\n"
+                                 b"Content-Length: %d\r\n\r\n{\"schema\": \"sch" % ((4 << 20) - 1))
+                    socks.append(sock)
+                self.assertEqual(post(s, report("during", 1)).status, 200)
+                grown = rss_kib(s.proc.pid) - rss0
+            finally:
+                for sock in socks:
+                    sock.close()
+            # 200 claims of 1 MiB each would be 200 MiB if the reservations were touched
+            self.assertLess(grown, 32 << 10, f"RSS grew by {grown} KiB for 200 announced bodies")
+            self.assertEqual(post(s, report("after", 1)).status, 200)
+            self.assertEqual(sorted(h["id"] for h in s.get_json("/api/v1/hosts")["hosts"]),
+                             ["after", "before", "during"])
 
     def test_hostile_strings_stored_and_returned_verbatim(self):
         evil = "x'); DROP TABLE reports;-- \"quoted\" \\ back ünïcødé \U0001F600 %s %n"
