@@ -311,7 +311,9 @@ static int start_storage(struct server *srv, char *err, size_t errlen)
 {
 	struct store *w, *r, *c;
 
-	srv->readers = store_pool_open(srv->opt.db_path, http_threads(&srv->opt) + 1, err, errlen);
+	/* the HTTP threads, the read workers (http.c) and one more */
+	srv->readers = store_pool_open(
+	    srv->opt.db_path, http_threads(&srv->opt) + http_read_workers(http_threads(&srv->opt)) + 1, err, errlen);
 	if (!srv->readers)
 		return -1;
 	w = store_open(srv->opt.db_path, err, errlen);

@@ -43,12 +43,14 @@ struct ingest;
 struct rollup;
 struct store_pool;
 struct checkpointer;
+struct offload;
 
 struct server {
 	struct server_options opt;
 	struct token_store *tokens; /* the tokens, in the same backend (token_store.h) */
 	char web_dir[PATH_MAX];     /* empty when no dashboard was found */
 	struct MHD_Daemon *mhd;
+	struct offload *offload;           /* the workers of slow reads (server/http/offload.c) */
 	int listen_fd;                     /* owned by mhd once it started (closed with it) */
 	atomic_bool draining;              /* shutting down: new requests get 503 (http_drain) */
 	atomic_int in_handler;             /* requests inside a route handler right now */

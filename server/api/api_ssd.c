@@ -46,7 +46,6 @@ static enum MHD_Result reply_with_headers(struct http_request *req, unsigned sta
 					  const void *body, size_t len, const char *const *headers)
 {
 	struct MHD_Response *res = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-	enum MHD_Result ret;
 
 	if (!res)
 		return MHD_NO;
@@ -54,9 +53,7 @@ static enum MHD_Result reply_with_headers(struct http_request *req, unsigned sta
 	http_add_security_headers(res, ctype);
 	for (; headers && headers[0]; headers += 2)
 		MHD_add_response_header(res, headers[0], headers[1]);
-	ret = MHD_queue_response(req->conn, status, res);
-	MHD_destroy_response(res);
-	return ret;
+	return http_send(req, status, res);
 }
 
 /* Queues a reply with an extra header (name may be NULL); body copied. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "server/http/offload.h"
 #include "server/http/route.h"
 
 /* A request older than this when read is taken as this old (a guard against odd values). */
@@ -60,6 +61,8 @@ static void request_free(struct http_request *req)
 		req->state_free(req->state);
 	for (int i = 0; i < req->nargs; i++)
 		free(req->args[i]);
+	if (req->reply)
+		MHD_destroy_response(req->reply);
 	free(req->body);
 	free(req);
 }
@@ -109,6 +112,37 @@ static int body_append(struct http_request *req, const char *data, size_t len)
 /* A restart takes a few seconds; come back then. */
 #define HTTP_RETRY_AFTER_SHUTDOWN_S 5
 
+enum MHD_Result http_send(struct http_request *req, unsigned status, struct MHD_Response *res)
+{
+	enum MHD_Result ret;
+
+	if (req->on_worker) {
+		if (req->reply)
+			MHD_destroy_response(req->reply);
+		req->reply = res;
+		req->reply_status = status;
+		return MHD_YES;
+	}
+	ret = MHD_queue_response(req->conn, status, res);
+	MHD_destroy_response(res);
+	return ret;
+}
+
+/* Queues the reply an offload worker kept, or closes the connection when it made none. */
+static enum MHD_Result send_kept(struct http_request *req)
+{
+	struct MHD_Response *res = req->reply;
+
+	req->reply = NULL;
+	if (!res)
+		return MHD_NO;
+	if (req->worker_ret == MHD_NO) {
+		MHD_destroy_response(res);
+		return MHD_NO;
+	}
+	return http_send(req, req->reply_status, res);
+}
+
 /* Runs the route handler unless the server is draining. The count goes up
  * before the flag is read, so http_drain, which sets the flag and then waits
  * for a zero count, never returns while a handler can still reach the stores.
@@ -118,6 +152,8 @@ static enum MHD_Result dispatch(struct http_request *req)
 	struct server *srv = req->srv;
 	enum MHD_Result ret;
 
+	if (req->worker_done)
+		return send_kept(req);
 	atomic_fetch_add(&srv->in_handler, 1);
 	if (atomic_load(&srv->draining) && !req->state)
 		ret = http_reply_unavailable(req, HTTP_RETRY_AFTER_SHUTDOWN_S,
@@ -196,6 +232,14 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	log_debug("http: %s", msg);
 }
 
+/* Reads are not the hot path: a few workers are enough, and each holds a store connection. */
+#define HTTP_READ_WORKERS_MAX 4
+
+unsigned http_read_workers(unsigned http_threads)
+{
+	return http_threads < HTTP_READ_WORKERS_MAX ? http_threads : HTTP_READ_WORKERS_MAX;
+}
+
 int http_start(struct server *srv)
 {
 	unsigned threads = srv->opt.threads;
@@ -209,6 +253,12 @@ int http_start(struct server *srv)
 	if (threads == 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		threads = n > 0 ? (unsigned)n : 1;
+	}
+	/* main.c sizes the reader pool for the HTTP threads and these */
+	srv->offload = offload_start(srv, http_read_workers(threads));
+	if (!srv->offload) {
+		log_error("cannot start the read workers: %s", strerror(errno));
+		return -1;
 	}
 	if (srv->tls_cert_pem) {
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
@@ -260,6 +310,9 @@ void http_stop(struct server *srv)
 	 * resume; stopping the daemon before would close its connection with a
 	 * report committed and no answer sent, and the sender would send it
 	 * again. A client that does not read its answer is given up on. */
+	/* After http_drain nothing new is queued; the workers answer what waits (503) and resume it. */
+	offload_stop(srv->offload);
+	srv->offload = NULL;
 	while (srv->mhd && atomic_load(&srv->held) > 0 && http_mono_us() < until_us)
 		nanosleep(&tick, NULL);
 	if (atomic_load(&srv->held) > 0)
@@ -296,7 +349,6 @@ void http_add_security_headers(struct MHD_Response *res, const char *ctype)
 enum MHD_Result http_reply(struct http_request *req, unsigned status, const char *ctype, const void *body, size_t len)
 {
 	struct MHD_Response *res;
-	enum MHD_Result ret;
 
 	res = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (!res)
@@ -304,9 +356,7 @@ enum MHD_Result http_reply(struct http_request *req, unsigned status, const char
 	if (ctype)
 		MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	http_add_security_headers(res, ctype);
-	ret = MHD_queue_response(req->conn, status, res);
-	MHD_destroy_response(res);
-	return ret;
+	return http_send(req, status, res);
 }
 
 enum MHD_Result http_reply_json(struct http_request *req, unsigned status, cJSON *doc)
@@ -342,7 +392,6 @@ enum MHD_Result http_reply_unavailable(struct http_request *req, unsigned retry_
 {
 	char msg[512], retry[16];
 	struct MHD_Response *res = NULL;
-	enum MHD_Result ret = MHD_NO;
 	cJSON *doc;
 	char *text = NULL;
 	va_list ap;
@@ -366,16 +415,13 @@ enum MHD_Result http_reply_unavailable(struct http_request *req, unsigned retry_
 	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	MHD_add_response_header(res, MHD_HTTP_HEADER_RETRY_AFTER, retry);
 	http_add_security_headers(res, "application/json");
-	ret = MHD_queue_response(req->conn, MHD_HTTP_SERVICE_UNAVAILABLE, res);
-	MHD_destroy_response(res);
-	return ret;
+	return http_send(req, MHD_HTTP_SERVICE_UNAVAILABLE, res);
 }
 
 enum MHD_Result http_reply_error_allow(struct http_request *req, const char *allow)
 {
 	static const char body[] = "{\"error\":\"method not allowed on this path\"}";
 	struct MHD_Response *res;
-	enum MHD_Result ret;
 
 	res = MHD_create_response_from_buffer(sizeof(body) - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
 	if (!res)
@@ -383,9 +429,7 @@ enum MHD_Result http_reply_error_allow(struct http_request *req, const char *all
 	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	MHD_add_response_header(res, MHD_HTTP_HEADER_ALLOW, allow);
 	http_add_security_headers(res, "application/json");
-	ret = MHD_queue_response(req->conn, MHD_HTTP_METHOD_NOT_ALLOWED, res);
-	MHD_destroy_response(res);
-	return ret;
+	return http_send(req, MHD_HTTP_METHOD_NOT_ALLOWED, res);
 }
 
 const char *http_query(struct http_request *req, const char *key)

@@ -30,8 +30,16 @@ struct http_request {
 	void *state;   /* a handler's own state across calls */
 	void (*state_free)(void *state);
 	bool held; /* suspended by http_suspend: counted until its answer is sent */
+	/* a handler run on an offload worker (offload.c): its reply is kept here until the request resumes */
+	bool on_worker;
+	bool worker_done;
+	enum MHD_Result worker_ret;
+	struct MHD_Response *reply;
+	unsigned reply_status;
 };
 
+/* How many read workers (offload.h) serve beside http_threads HTTP threads. */
+unsigned http_read_workers(unsigned http_threads);
 /* Starts the HTTP daemon on srv->listen_fd; returns 0 or -1 with a message on stderr. */
 int http_start(struct server *srv);
 /* Answers new requests 503 and waits until no handler runs (before the stores stop). */
@@ -44,6 +52,8 @@ void http_suspend(struct http_request *req);
 /* Adds what every answer carries: a Content-Security-Policy (the dashboard's when ctype is HTML,
  * "nothing may load" otherwise), X-Content-Type-Options: nosniff and a Referrer-Policy. */
 void http_add_security_headers(struct MHD_Response *res, const char *ctype);
+/* Queues res with status and releases it; on an offload worker, keeps it for the request's HTTP thread. */
+enum MHD_Result http_send(struct http_request *req, unsigned status, struct MHD_Response *res);
 /* Queues a reply with the given status, content type and body (copied). */
 enum MHD_Result http_reply(struct http_request *req, unsigned status, const char *ctype, const void *body, size_t len);
 /* Queues a JSON reply; takes ownership of doc. */

@@ -11,32 +11,34 @@
 
 #include "server/api/api.h"
 #include "server/http/auth.h"
+#include "server/http/offload.h"
 #include "server/server.h"
 
+/* Every read that queries a store runs on a read worker (true); /healthz, writes and static files do not. */
 static const struct route routes[] = {
-	{ "GET", "/healthz", api_healthz },
-	{ "POST", "/api/v1/ssd/results", api_ssd_submit },
-	{ "GET", "/api/v1/ssd/results/{id}", api_ssd_result_get },
-	{ "GET", "/api/v1/ssd/results/{id}/file", api_ssd_result_file },
-	{ "GET", "/api/v1/ssd/models", api_ssd_models },
-	{ "GET", "/api/v1/ssd/models/{id}", api_ssd_model_get },
-	{ "GET", "/api/v1/ssd/models/{id}/config", api_ssd_model_config },
-	{ "GET", "/api/v1/ssd/hwdb", api_ssd_hwdb },
-	{ "GET", "/metrics", api_metrics },
-	{ "POST", "/api/v1/reports", api_reports_post },
-	{ "GET", "/api/v1/hosts", api_hosts_list },
-	{ "GET", "/api/v1/hosts/{id}", api_host_get },
-	{ "GET", "/api/v1/hosts/{id}/reports", api_host_reports },
-	{ "GET", "/api/v1/hosts/{id}/runqlat", api_host_runqlat },
-	{ "GET", "/api/v1/hosts/{id}/iocost", api_host_iocost },
-	{ "GET", "/api/v1/hosts/{id}/health", api_host_health },
-	{ "GET", "/api/v1/fleet/runqlat", api_fleet_runqlat },
-	{ "GET", "/api/v1/fleet/health", api_fleet_health },
-	{ "GET", "/api/v1/compare", api_compare },
-	{ "POST", "/api/v1/experiments", api_experiments_create },
-	{ "GET", "/api/v1/experiments", api_experiments_list },
-	{ "GET", "/api/v1/experiments/{id}", api_experiment_get },
-	{ "DELETE", "/api/v1/experiments/{id}", api_experiment_delete },
+	{ "GET", "/healthz", api_healthz, false },
+	{ "POST", "/api/v1/ssd/results", api_ssd_submit, false },
+	{ "GET", "/api/v1/ssd/results/{id}", api_ssd_result_get, true },
+	{ "GET", "/api/v1/ssd/results/{id}/file", api_ssd_result_file, true },
+	{ "GET", "/api/v1/ssd/models", api_ssd_models, true },
+	{ "GET", "/api/v1/ssd/models/{id}", api_ssd_model_get, true },
+	{ "GET", "/api/v1/ssd/models/{id}/config", api_ssd_model_config, true },
+	{ "GET", "/api/v1/ssd/hwdb", api_ssd_hwdb, true },
+	{ "GET", "/metrics", api_metrics, true },
+	{ "POST", "/api/v1/reports", api_reports_post, false },
+	{ "GET", "/api/v1/hosts", api_hosts_list, true },
+	{ "GET", "/api/v1/hosts/{id}", api_host_get, true },
+	{ "GET", "/api/v1/hosts/{id}/reports", api_host_reports, true },
+	{ "GET", "/api/v1/hosts/{id}/runqlat", api_host_runqlat, true },
+	{ "GET", "/api/v1/hosts/{id}/iocost", api_host_iocost, true },
+	{ "GET", "/api/v1/hosts/{id}/health", api_host_health, true },
+	{ "GET", "/api/v1/fleet/runqlat", api_fleet_runqlat, true },
+	{ "GET", "/api/v1/fleet/health", api_fleet_health, true },
+	{ "GET", "/api/v1/compare", api_compare, true },
+	{ "POST", "/api/v1/experiments", api_experiments_create, false },
+	{ "GET", "/api/v1/experiments", api_experiments_list, true },
+	{ "GET", "/api/v1/experiments/{id}", api_experiment_get, true },
+	{ "DELETE", "/api/v1/experiments/{id}", api_experiment_delete, false },
 };
 
 int route_match(const char *pattern, const char *path, char **args, int max)
@@ -119,6 +121,8 @@ enum MHD_Result route_dispatch(struct http_request *req)
 			/* the arguments are the request's now: http.c frees them with it */
 			if (!read_allowed(req, &routes[i], &reply))
 				return reply;
+			if (routes[i].offload && req->srv->offload)
+				return offload_run(req->srv->offload, req, routes[i].handler);
 			return routes[i].handler(req);
 		}
 		for (int k = 0; k < n; k++)

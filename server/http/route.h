@@ -12,6 +12,7 @@ struct route {
 	const char *method;
 	const char *pattern;
 	route_handler handler;
+	bool offload; /* a read that may take long: run on a read worker (offload.h), not an HTTP thread */
 };
 
 /* Finds the handler for req (filling req->args), or answers 404/405 itself. */

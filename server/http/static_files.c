@@ -82,7 +82,6 @@ enum MHD_Result static_files_serve(struct http_request *req)
 	struct MHD_Response *res;
 	unsigned status = MHD_HTTP_OK;
 	struct stat st;
-	enum MHD_Result ret;
 	int fd;
 
 	if (!*web)
@@ -120,7 +119,5 @@ enum MHD_Result static_files_serve(struct http_request *req)
 		MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	add_cache_headers(res, rel, etag, modified);
 	http_add_security_headers(res, ctype);
-	ret = MHD_queue_response(req->conn, status, res);
-	MHD_destroy_response(res);
-	return ret;
+	return http_send(req, status, res);
 }

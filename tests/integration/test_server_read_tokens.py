@@ -32,7 +32,7 @@ def get_routes():
     """The route table's GET paths, with {id} filled by a value that exists where one is at hand."""
     with open(os.path.join(SOURCE, "server", "http", "route.c")) as f:
         table = f.read()
-    return re.findall(r'\{ "GET", "([^"]+)", api_\w+ \}', table)
+    return re.findall(r'\{ "GET", "([^"]+)", api_\w+, (?:true|false) \}', table)
 
 
 def fill(path, host_id):

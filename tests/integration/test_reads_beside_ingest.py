@@ -1,0 +1,68 @@
+"""test_reads_beside_ingest.py - a long read must not hold up reports. With
+6,000 hosts stored, /metrics renders 5,000 hosts' iocost gauges, which takes
+a second or more; it is scraped back to back while the open-loop generator
+sends reports at a steady rate to a real server with two HTTP threads. Reads
+that query a store run on their own workers (server/http/offload.c), so no
+report may be refused or wait a second, and every scrape is answered in
+full. Before the workers, each scrape stalled the HTTP thread it landed on
+and the reports behind it were shed with 503."""
+import os
+import re
+import threading
+import time
+import unittest
+
+from harness import BIN, Server, main, run
+
+LOADGEN = os.path.join(os.environ.get("SCHEDIO_BUILD") or os.path.join(BIN, ".."), "bench", "loadgen")
+HOSTS = 6000
+RATE = 200
+SECONDS = 10
+
+
+def figures(out):
+    return dict(re.findall(r"(\w+)=([\d.]+)", out))
+
+
+class ReadsBesideIngest(unittest.TestCase):
+    def test_metrics_scrapes_do_not_stall_reports(self):
+        with Server("--open-ingest", "--threads", "2") as s:
+            # one report from each host, 100 at once: few enough for a sanitizer build to take in time
+            fill = run([LOADGEN, "--url", s.url, "--burst", "100", "--rounds", str(HOSTS // 100), "--hosts",
+                        str(HOSTS)], timeout=600)
+            self.assertEqual(fill.returncode, 0, fill.stdout + fill.stderr)
+            hosts = len(s.get_json("/api/v1/hosts")["hosts"])
+            self.assertEqual(hosts, HOSTS)
+
+            scrapes, stop = [], threading.Event()
+
+            def scrape():
+                while not stop.is_set():
+                    t0 = time.monotonic()
+                    r = s.request("GET", "/metrics", timeout=120)
+                    scrapes.append((r.status, time.monotonic() - t0, r.body.count(b"schedio_iocost_weight{")))
+
+            t = threading.Thread(target=scrape)
+            t.start()
+            try:
+                time.sleep(0.5)
+                load = run([LOADGEN, "--url", s.url, "--rate", str(RATE), "--duration", str(SECONDS), "--hosts",
+                            str(HOSTS), "--concurrency", "64"], timeout=300)
+            finally:
+                stop.set()
+                t.join()
+            print(load.stdout.strip())
+            print(f"{len(scrapes)} scrapes, each {min(x[1] for x in scrapes):.2f}-{max(x[1] for x in scrapes):.2f} s")
+            f = figures(load.stdout)
+            self.assertEqual(int(f["errors"]), 0, "reports were refused beside the scrapes: " + load.stdout)
+            self.assertEqual(int(f["reports"]), RATE * SECONDS)
+            self.assertLess(float(f["max"]), 1000.0, "a report waited a second beside the scrapes")
+            self.assertGreaterEqual(len(scrapes), 2, "the scrapes did not overlap the load")
+            for status, _, series in scrapes:
+                self.assertEqual(status, 200)
+                # 5,000 hosts shown (METRICS_MAX_HOSTS), each with its iocost cgroups
+                self.assertGreaterEqual(series, 5000)
+
+
+if __name__ == "__main__":
+    main()
