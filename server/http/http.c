@@ -306,13 +306,15 @@ void http_stop(struct server *srv)
 	const struct timespec tick = { .tv_nsec = 1000000 };
 	int64_t until_us = http_mono_us() + HTTP_STOP_ANSWER_WAIT_MS * 1000;
 
+	/* After http_drain nothing new is queued; the read workers answer what
+	 * waits (503) and resume it, so none resumes a request once the daemon
+	 * is stopped. */
+	offload_stop(srv->offload);
+	srv->offload = NULL;
 	/* A resumed request is answered by its HTTP thread some time after the
 	 * resume; stopping the daemon before would close its connection with a
 	 * report committed and no answer sent, and the sender would send it
 	 * again. A client that does not read its answer is given up on. */
-	/* After http_drain nothing new is queued; the workers answer what waits (503) and resume it. */
-	offload_stop(srv->offload);
-	srv->offload = NULL;
 	while (srv->mhd && atomic_load(&srv->held) > 0 && http_mono_us() < until_us)
 		nanosleep(&tick, NULL);
 	if (atomic_load(&srv->held) > 0)

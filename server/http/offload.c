@@ -13,8 +13,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "common/log.h"
-
 /* Requests waiting for a worker beyond this many are answered 503 at once. */
 #define OFFLOAD_QUEUE_MAX 256
 
