@@ -143,25 +143,31 @@ static enum MHD_Result send_kept(struct http_request *req)
 	return http_send(req, req->reply_status, res);
 }
 
-/* Runs the route handler unless the server is draining. The count goes up
- * before the flag is read, so http_drain, which sets the flag and then waits
- * for a zero count, never returns while a handler can still reach the stores.
- * A request resumed after its report was committed still gets its answer. */
-static enum MHD_Result dispatch(struct http_request *req)
+/* The count goes up before the flag is read, so http_drain, which sets the
+ * flag and then waits for a zero count, never returns while a handler can
+ * still reach the stores. A request resumed after its report was committed
+ * still gets its answer. */
+enum MHD_Result http_run_handler(struct http_request *req, enum MHD_Result (*handler)(struct http_request *req))
 {
 	struct server *srv = req->srv;
 	enum MHD_Result ret;
 
-	if (req->worker_done)
-		return send_kept(req);
 	atomic_fetch_add(&srv->in_handler, 1);
 	if (atomic_load(&srv->draining) && !req->state)
 		ret = http_reply_unavailable(req, HTTP_RETRY_AFTER_SHUTDOWN_S,
 					     "the server is shutting down; retry later");
 	else
-		ret = route_dispatch(req);
+		ret = handler(req);
 	atomic_fetch_sub(&srv->in_handler, 1);
 	return ret;
+}
+
+/* Routes req, or queues the reply a read worker kept for it. */
+static enum MHD_Result dispatch(struct http_request *req)
+{
+	if (req->worker_done)
+		return send_kept(req);
+	return http_run_handler(req, route_dispatch);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
@@ -255,7 +261,7 @@ int http_start(struct server *srv)
 		threads = n > 0 ? (unsigned)n : 1;
 	}
 	/* main.c sizes the reader pool for the HTTP threads and these */
-	srv->offload = offload_start(srv, http_read_workers(threads));
+	srv->offload = offload_start(http_read_workers(threads));
 	if (!srv->offload) {
 		log_error("cannot start the read workers: %s", strerror(errno));
 		return -1;

@@ -52,6 +52,8 @@ void http_suspend(struct http_request *req);
 /* Adds what every answer carries: a Content-Security-Policy (the dashboard's when ctype is HTML,
  * "nothing may load" otherwise), X-Content-Type-Options: nosniff and a Referrer-Policy. */
 void http_add_security_headers(struct MHD_Response *res, const char *ctype);
+/* Runs handler for req unless the server drains (then 503); http_drain waits for it either way. */
+enum MHD_Result http_run_handler(struct http_request *req, enum MHD_Result (*handler)(struct http_request *req));
 /* Queues res with status and releases it; on an offload worker, keeps it for the request's HTTP thread. */
 enum MHD_Result http_send(struct http_request *req, unsigned status, struct MHD_Response *res);
 /* Queues a reply with the given status, content type and body (copied). */

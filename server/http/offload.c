@@ -2,10 +2,10 @@
  * thread suspends it and queues it here; a worker runs its handler, whose
  * reply http_send keeps in the request instead of queueing it (the request is
  * marked on_worker); the worker resumes it, and its HTTP thread, called again
- * by libmicrohttpd, queues the kept reply (http.c). A worker counts as a
- * handler in srv->in_handler while it runs one, so http_drain waits for it,
- * and once the server drains it answers what is left in the queue with 503
- * without running it.
+ * by libmicrohttpd, queues the kept reply (http.c). A worker runs the handler
+ * through http_run_handler, as an HTTP thread does: http_drain waits for it,
+ * and once the server drains what is left in the queue is answered 503
+ * without running.
  */
 #include "server/http/offload.h"
 
@@ -16,7 +16,7 @@
 /* Requests waiting for a worker beyond this many are answered 503 at once. */
 #define OFFLOAD_QUEUE_MAX 256
 
-/* What a refused or drained read is told to wait before it asks again. */
+/* What a read refused for a full queue is told to wait before it asks again. */
 #define OFFLOAD_RETRY_AFTER_S 1
 
 struct offload_job {
@@ -26,7 +26,6 @@ struct offload_job {
 };
 
 struct offload {
-	struct server *srv;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct offload_job *head, **tail;
@@ -36,19 +35,12 @@ struct offload {
 	pthread_t threads[];
 };
 
-static void run_job(struct offload *o, struct offload_job *job)
+static void run_job(struct offload_job *job)
 {
 	struct http_request *req = job->req;
-	struct server *srv = o->srv;
 
 	req->on_worker = true;
-	atomic_fetch_add(&srv->in_handler, 1);
-	if (atomic_load(&srv->draining))
-		req->worker_ret =
-		    http_reply_unavailable(req, OFFLOAD_RETRY_AFTER_S, "the server is shutting down; retry later");
-	else
-		req->worker_ret = job->handler(req);
-	atomic_fetch_sub(&srv->in_handler, 1);
+	req->worker_ret = http_run_handler(req, job->handler);
 	req->on_worker = false;
 	req->worker_done = true;
 	free(job);
@@ -74,21 +66,20 @@ static void *worker_main(void *arg)
 			o->tail = &o->head;
 		o->queued--;
 		pthread_mutex_unlock(&o->mu);
-		run_job(o, job);
+		run_job(job);
 		pthread_mutex_lock(&o->mu);
 	}
 	pthread_mutex_unlock(&o->mu);
 	return NULL;
 }
 
-struct offload *offload_start(struct server *srv, unsigned threads)
+struct offload *offload_start(unsigned threads)
 {
 	struct offload *o = calloc(1, sizeof(*o) + threads * sizeof(pthread_t));
 	int err;
 
 	if (!o)
 		return NULL;
-	o->srv = srv;
 	o->tail = &o->head;
 	pthread_mutex_init(&o->mu, NULL);
 	pthread_cond_init(&o->cv, NULL);

@@ -11,7 +11,7 @@
 struct offload;
 
 /* Starts threads workers; NULL with errno set on failure. */
-struct offload *offload_start(struct server *srv, unsigned threads);
+struct offload *offload_start(unsigned threads);
 /* Runs every queued handler (answering 503 once the server drains) and joins the workers. */
 void offload_stop(struct offload *o);
 /* Queues handler for req on a worker and suspends req; answers 503 itself when the queue is full. */
