@@ -27,6 +27,8 @@ packages=(
 	# /metrics checked by the real thing: promtool and prometheus (the tests run /usr/bin/prometheus
 	# themselves, on a temporary config; the package's own service is kept off, see below)
 	prometheus
+	# benchmarks: tests/bench/ingest_profile.sh samples the server with perf
+	linux-perf
 	# packaging and the hwdb check
 	dpkg-dev file systemd udev
 )

@@ -49,6 +49,42 @@ static bool same(const char *s, const char *p, size_t len)
 	return strlen(s) == len && memcmp(s, p, len) == 0;
 }
 
+/* Rows and their names are carved from slabs, not allocated one by one: a
+ * report's set holds twenty-odd rows, which were 25 of the 60 allocations a
+ * report made in the HTTP threads, each of them through glibc's cold paths
+ * at a few thousand reports a second (BENCHMARKS.md, session 27). */
+struct iocost_slab {
+	struct iocost_slab *next;
+	size_t used, cap;
+	max_align_t mem[];
+};
+
+#define IOCOST_SLAB_BYTES 4096   /* a report's rows fit in one */
+#define IOCOST_ROW_BYTES_HINT 48 /* a row encoded, about: what a set's blob is sized to first */
+
+/* n zeroed bytes of s's slabs, aligned for a row; NULL when out of memory */
+static void *slab_alloc(struct iocost_set *s, size_t n)
+{
+	struct iocost_slab *sl = s->slab;
+	void *p;
+
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (!sl || sl->cap - sl->used < n) {
+		size_t cap = n > IOCOST_SLAB_BYTES ? n : IOCOST_SLAB_BYTES;
+
+		sl = malloc(sizeof(*sl) + cap);
+		if (!sl)
+			return NULL;
+		sl->next = s->slab;
+		sl->used = 0;
+		sl->cap = cap;
+		s->slab = sl;
+	}
+	p = (char *)sl->mem + sl->used;
+	sl->used += n;
+	return memset(p, 0, n);
+}
+
 struct iocost_row *iocost_set_get(struct iocost_set *s, uint8_t kind, const char *dev, size_t devlen, const char *path,
 				  size_t pathlen)
 {
@@ -60,7 +96,7 @@ struct iocost_row *iocost_set_get(struct iocost_set *s, uint8_t kind, const char
 			return r;
 	}
 	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 8;
+		size_t cap = s->cap ? s->cap * 2 : 32;
 		struct iocost_row **nv = realloc(s->v, cap * sizeof(*nv));
 
 		if (!nv)
@@ -68,8 +104,7 @@ struct iocost_row *iocost_set_get(struct iocost_set *s, uint8_t kind, const char
 		s->v = nv;
 		s->cap = cap;
 	}
-	/* one allocation holds the row and both names: a report adds twenty rows */
-	r = calloc(1, sizeof(*r) + devlen + 1 + pathlen + 1);
+	r = slab_alloc(s, sizeof(*r) + devlen + 1 + pathlen + 1);
 	if (!r)
 		return NULL;
 	r->dev = (char *)(r + 1);
@@ -251,6 +286,7 @@ void iocost_set_encode(const struct iocost_set *s, struct blob *out)
 	/* Both versions write every row's key and counts; they differ in where the values go. A
 	 * column's head (count, exponent, smallest value, width) pays off over many rows; with a
 	 * few, values beside their rows (version 2) take less, and that is written instead. */
+	blob_reserve(out, s->n * IOCOST_ROW_BYTES_HINT);
 	encode_columns(s, out);
 	if (out->oom)
 		return;
@@ -439,8 +475,12 @@ int iocost_row_value(const struct iocost_row *r, int f, double *out)
 
 void iocost_set_free(struct iocost_set *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]); /* its names are in the same allocation */
+	while (s->slab) {
+		struct iocost_slab *next = s->slab->next;
+
+		free(s->slab);
+		s->slab = next;
+	}
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }

@@ -37,9 +37,12 @@ struct iocost_row {
 	uint64_t n[IOCOST_FIELDS]; /* samples behind sum; 0 = never reported */
 };
 
+struct iocost_slab;
+
 struct iocost_set {
 	struct iocost_row **v;
 	size_t n, cap;
+	struct iocost_slab *slab; /* where the rows and their names are carved from, newest first */
 };
 
 /* The row (kind, dev, path) of s, added empty if absent; NULL when out of memory. */

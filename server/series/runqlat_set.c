@@ -22,6 +22,7 @@
 #define RUNQLAT_BLOB_V1 1
 #define RUNQLAT_BLOB_VERSION 2   /* as encoded: counts inline */
 #define RUNQLAT_BLOB_SECTIONED 3 /* as packed: counts in the second section */
+#define RQ_SERIES_BYTES_HINT 96  /* a series encoded, about: what a set's blob is sized to first */
 
 struct runqlat_hist *runqlat_set_get(struct runqlat_set *s, uint8_t kind, const char *key, size_t keylen)
 {
@@ -63,6 +64,7 @@ static void rq_sectionize(struct blob *b);
 
 void runqlat_set_encode_begin(struct blob *out, size_t nseries)
 {
+	blob_reserve(out, nseries * RQ_SERIES_BYTES_HINT);
 	blob_put_u64(out, RUNQLAT_BLOB_VERSION);
 	blob_put_u64(out, nseries);
 	out->finish = rq_sectionize;
@@ -166,6 +168,12 @@ static void rq_sectionize(struct blob *b)
 		return;
 	n = blob_get_u64(&r);
 	counts = blob_aux(&out);
+	/* the sections rearrange b's bytes: together they are b's size and the join's
+	 * 4, so both are sized once instead of grown from empty */
+	if (!blob_reserve(&out, b->len + 16) || !counts || !blob_reserve(counts, b->len)) {
+		blob_free(&out);
+		return;
+	}
 	blob_put_u64(&out, RUNQLAT_BLOB_SECTIONED);
 	blob_put_u64(&out, n);
 	for (uint64_t i = 0; i < n && !r.bad; i++) {

@@ -163,8 +163,10 @@ class Ingest(unittest.TestCase):
             finally:
                 for sock in socks:
                     sock.close()
-            # 200 claims of 1 MiB each would be 200 MiB if the reservations were touched
-            self.assertLess(grown, 32 << 10, f"RSS grew by {grown} KiB for 200 announced bodies")
+            # 200 claims of 1 MiB each would be 200 MiB if the reservations were touched; under
+            # ASan the allocator's shadow of each reservation (an eighth, ~25 MiB in all) is
+            # touched, and the server's own growth beside it has reached 40 MiB once there
+            self.assertLess(grown, 64 << 10, f"RSS grew by {grown} KiB for 200 announced bodies")
             self.assertEqual(post(s, report("after", 1)).status, 200)
             self.assertEqual(sorted(h["id"] for h in s.get_json("/api/v1/hosts")["hosts"]),
                              ["after", "before", "during"])

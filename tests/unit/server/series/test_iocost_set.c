@@ -3,7 +3,8 @@
  * negatives, the int64 limits, sums without samples), rows merge by adding,
  * corrupt blobs are refused, blobs written before issue 18 (version 1) and
  * during it (version 2) still read, and the column layout (version 3) makes
- * a report's values smaller than version 2 did. */
+ * a report's values smaller than version 2 did; rows carved from slabs keep
+ * apart, however many and however long their names. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdbool.h>
@@ -198,6 +199,60 @@ static void test_iocost_set_packs_a_report_smaller_than_version_2(void **state)
 	iocost_set_free(&c);
 }
 
+/* Rows come from slabs: many rows, and names longer than a slab, keep their own
+ * names and values, are found again, and survive a round trip (ASan sees any
+ * overlap or leak). */
+static void test_iocost_set_keeps_many_rows_and_long_names_apart(void **state)
+{
+	struct iocost_set s = { 0 }, back = { 0 };
+	struct blob b = { 0 };
+	char path[6000];
+
+	(void)state;
+	for (int i = 0; i < 300; i++) {
+		size_t len = (size_t)snprintf(path, sizeof(path), "/slice-%d", i);
+		struct iocost_row *r;
+
+		if (i % 50 == 7) { /* longer than a slab */
+			memset(path + len, 'x', 5000);
+			len += 5000;
+			path[len] = '\0';
+		}
+		r = iocost_set_get(&s, IOCOST_CGROUP, "8:0", 3, path, len);
+		assert_non_null(r);
+		r->sum[IOCOST_WAIT_US] = i;
+		r->n[IOCOST_WAIT_US] = 1;
+	}
+	assert_int_equal(s.n, 300);
+	for (int i = 0; i < 300; i++) {
+		size_t len = (size_t)snprintf(path, sizeof(path), "/slice-%d", i);
+
+		if (i % 50 == 7) {
+			memset(path + len, 'x', 5000);
+			len += 5000;
+			path[len] = '\0';
+		}
+		assert_ptr_equal(iocost_set_get(&s, IOCOST_CGROUP, "8:0", 3, path, len), s.v[i]);
+		assert_string_equal(s.v[i]->path, path);
+		assert_string_equal(s.v[i]->dev, "8:0");
+		assert_int_equal(s.v[i]->sum[IOCOST_WAIT_US], i);
+	}
+	assert_int_equal(s.n, 300);
+	iocost_set_encode(&s, &b);
+	assert_false(b.oom);
+	assert_int_equal(iocost_set_add_blob(&back, b.p, b.len), 0);
+	assert_int_equal(back.n, 300);
+	for (size_t i = 0; i < 300; i++) {
+		assert_string_equal(back.v[i]->path, s.v[i]->path);
+		assert_int_equal(back.v[i]->sum[IOCOST_WAIT_US], (int64_t)i);
+	}
+	blob_free(&b);
+	iocost_set_free(&back);
+	iocost_set_free(&s);
+	assert_null(s.slab);
+	assert_int_equal(s.n, 0);
+}
+
 static void test_iocost_set_refuses_corrupt_blobs(void **state)
 {
 	static const int64_t sum[IOCOST_FIELDS] = { 100000, 12500, 12250, 23400, 4321, 7, 0 };
@@ -237,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_iocost_set_reads_blob_of_version_2),
 		cmocka_unit_test(test_iocost_set_packs_a_report_smaller_than_version_2),
 		cmocka_unit_test(test_iocost_set_round_trips_every_field_exactly),
+		cmocka_unit_test(test_iocost_set_keeps_many_rows_and_long_names_apart),
 		cmocka_unit_test(test_iocost_set_refuses_corrupt_blobs),
 	};
 
