@@ -199,6 +199,19 @@ static void test_iocost_set_packs_a_report_smaller_than_version_2(void **state)
 	iocost_set_free(&c);
 }
 
+/* Row i's cgroup path into path (6000 bytes): every fiftieth is longer than a slab. */
+static size_t slab_test_path(char *path, int i)
+{
+	size_t len = (size_t)snprintf(path, 6000, "/slice-%d", i);
+
+	if (i % 50 == 7) {
+		memset(path + len, 'x', 5000);
+		len += 5000;
+		path[len] = '\0';
+	}
+	return len;
+}
+
 /* Rows come from slabs: many rows, and names longer than a slab, keep their own
  * names and values, are found again, and survive a round trip (ASan sees any
  * overlap or leak). */
@@ -210,28 +223,17 @@ static void test_iocost_set_keeps_many_rows_and_long_names_apart(void **state)
 
 	(void)state;
 	for (int i = 0; i < 300; i++) {
-		size_t len = (size_t)snprintf(path, sizeof(path), "/slice-%d", i);
-		struct iocost_row *r;
+		size_t len = slab_test_path(path, i);
+		struct iocost_row *r = iocost_set_get(&s, IOCOST_CGROUP, "8:0", 3, path, len);
 
-		if (i % 50 == 7) { /* longer than a slab */
-			memset(path + len, 'x', 5000);
-			len += 5000;
-			path[len] = '\0';
-		}
-		r = iocost_set_get(&s, IOCOST_CGROUP, "8:0", 3, path, len);
 		assert_non_null(r);
 		r->sum[IOCOST_WAIT_US] = i;
 		r->n[IOCOST_WAIT_US] = 1;
 	}
 	assert_int_equal(s.n, 300);
 	for (int i = 0; i < 300; i++) {
-		size_t len = (size_t)snprintf(path, sizeof(path), "/slice-%d", i);
+		size_t len = slab_test_path(path, i);
 
-		if (i % 50 == 7) {
-			memset(path + len, 'x', 5000);
-			len += 5000;
-			path[len] = '\0';
-		}
 		assert_ptr_equal(iocost_set_get(&s, IOCOST_CGROUP, "8:0", 3, path, len), s.v[i]);
 		assert_string_equal(s.v[i]->path, path);
 		assert_string_equal(s.v[i]->dev, "8:0");
