@@ -15,7 +15,6 @@ import os
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 import unittest
@@ -164,7 +163,7 @@ class Agent:
     """schedio-agent in daemon mode; state (seq, spool) in its own folder that outlives restarts."""
 
     def __init__(self, *args, state_dir=None):
-        self.state_dir = state_dir or tempfile.mkdtemp(prefix="schedio-agent-test-")
+        self.state_dir = state_dir or harness.temp_dir("schedio-agent-test-")
         self.args = list(args)
         self.proc = None
         self.log_path = os.path.join(self.state_dir, "agent.log")

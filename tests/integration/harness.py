@@ -6,6 +6,7 @@ state file), and a real HTTP client (http.client). Every answer request()
 receives is checked against schema/openapi.yaml (contract.py, with Debian's
 python3-jsonschema and python3-yaml); otherwise Python's standard library
 only."""
+import atexit
 import http.client
 import json
 import os
@@ -181,13 +182,21 @@ def request(base, method, path, body=None, headers=None, timeout=30, ca_file=Non
     return resp
 
 
+def temp_dir(prefix):
+    """A fresh folder under the temporary directory, removed when the test process exits
+    (a test that stops its processes by hand may never call their cleanup)."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
 class Server:
     """A schedio-server process on 127.0.0.1:0 with its own database file.
     restart() brings it back on the same port and database (an outage as an
     agent sees it); ca_file verifies an https server (--tls-cert/--tls-key)."""
 
     def __init__(self, *args, db=None, workdir=None, ca_file=None):
-        self.workdir = workdir or tempfile.mkdtemp(prefix="schedio-test-")
+        self.workdir = workdir or temp_dir("schedio-test-")
         if db is None:
             db = pg_database() if BACKEND == "postgresql" else os.path.join(self.workdir, "schedio.db")
         self.db = db

@@ -13,6 +13,7 @@ demand (with or without Retry-After, which the agent honours up to backoff_max) 
 showing the agent's connections and encoding (delivery.ReportReceiver)."""
 import os
 import re
+import shutil
 import signal
 import tempfile
 import time
@@ -147,6 +148,7 @@ class DeliveryTest(AgentServerTest):
     def test_wrong_token_retries_then_reload_fixes(self):
         srv = self.srv
         workdir = tempfile.mkdtemp(prefix="schedio-agent-conf-")
+        self.addCleanup(shutil.rmtree, workdir, True)
         tok = os.path.join(workdir, "token")
         conf = os.path.join(workdir, "agent.conf")
         with open(tok, "w") as f:
@@ -181,6 +183,7 @@ class DeliveryTest(AgentServerTest):
         # at its planned end (a 3 s report, not a 1.5 s one), and 1 s reports follow from there.
         srv = self.srv
         workdir = tempfile.mkdtemp(prefix="schedio-agent-conf-")
+        self.addCleanup(shutil.rmtree, workdir, True)
         conf = os.path.join(workdir, "agent.conf")
         with open(conf, "w") as f:
             f.write(f"[agent]\nserver = {srv.url}\ntoken = {srv.token}\ninterval = 3\n")

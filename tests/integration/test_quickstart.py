@@ -4,6 +4,7 @@ its process group) stops server and agent cleanly, and a second run reuses
 the database."""
 import os
 import re
+import shutil
 import signal
 import socket
 import sqlite3
@@ -44,6 +45,7 @@ class QuickStart(unittest.TestCase):
 
     def test_quickstart_serves_dashboard_and_reuses_database(self):
         state = tempfile.mkdtemp(prefix="schedio-qs-")
+        self.addCleanup(shutil.rmtree, state, True)
         port = free_port()
         proc, url = self.start(state, port)
         try:

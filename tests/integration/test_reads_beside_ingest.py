@@ -27,12 +27,19 @@ def figures(out):
 class ReadsBesideIngest(unittest.TestCase):
     def test_metrics_scrapes_do_not_stall_reports(self):
         with Server("--open-ingest", "--threads", "2") as s:
-            # one report from each host, 100 at once: few enough for a sanitizer build to take in time
-            fill = run([LOADGEN, "--url", s.url, "--burst", "100", "--rounds", str(HOSTS // 100), "--hosts",
-                        str(HOSTS)], timeout=600)
-            self.assertEqual(fill.returncode, 0, fill.stdout + fill.stderr)
-            hosts = len(s.get_json("/api/v1/hosts")["hosts"])
-            self.assertEqual(hosts, HOSTS)
+            # One report from each host, 100 at once. A sanitizer build on PostgreSQL may shed a few
+            # of a burst (503, its overload bound at work): the fill sends them all again, as agents
+            # would, and the server answers those it stored as duplicates. Any other failure fails.
+            for _ in range(3):
+                fill = run([LOADGEN, "--url", s.url, "--burst", "100", "--rounds", str(HOSTS // 100), "--hosts",
+                            str(HOSTS)], timeout=600)
+                shed = re.search(r"statuses=(\S+)", fill.stdout)
+                self.assertTrue(fill.returncode == 0 or (shed and all(
+                    x.startswith("503:") for x in shed.group(1).split(","))), fill.stdout + fill.stderr)
+                hosts = len(s.get_json("/api/v1/hosts")["hosts"])
+                if hosts == HOSTS:
+                    break
+            self.assertEqual(hosts, HOSTS, "the fill did not store every host: " + fill.stdout)
 
             scrapes, stop = [], threading.Event()
 

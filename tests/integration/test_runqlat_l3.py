@@ -22,6 +22,7 @@ which two usable CPUs share an L3 (SCHEDIO_CPU_ROOT): what is measured is
 still the real kernel's scheduling, against /proc/stat."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -107,6 +108,7 @@ class RunqlatL3(unittest.TestCase):
     def setUp(self):
         self.procs = []
         self.tmp = tempfile.mkdtemp(prefix="schedio-l3-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
         self.env = dict(os.environ)
         self.l3 = shared_l3()
         if not self.l3:
