@@ -13,7 +13,7 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createCDict_advanced: a hash table sized to the dictionary */
 #include <zstd.h>
 
-#define BLOB_DICT_SRC_HINT 513 /* the source size ZSTD_createCDict assumes: its parameters but the table's */
+#define BLOB_DICT_SRC_HINT 513 /* the source size ZSTD_createCDict assumes, so the same parameters */
 #define BLOB_DICT_HASH_LOG 12  /* log2 of the entries in a dictionary's match table */
 
 struct dict {

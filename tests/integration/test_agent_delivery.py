@@ -13,9 +13,7 @@ demand (with or without Retry-After, which the agent honours up to backoff_max) 
 showing the agent's connections and encoding (delivery.ReportReceiver)."""
 import os
 import re
-import shutil
 import signal
-import tempfile
 import time
 import unittest
 
@@ -147,8 +145,7 @@ class DeliveryTest(AgentServerTest):
 
     def test_wrong_token_retries_then_reload_fixes(self):
         srv = self.srv
-        workdir = tempfile.mkdtemp(prefix="schedio-agent-conf-")
-        self.addCleanup(shutil.rmtree, workdir, True)
+        workdir = harness.temp_dir("schedio-agent-conf-")
         tok = os.path.join(workdir, "token")
         conf = os.path.join(workdir, "agent.conf")
         with open(tok, "w") as f:
@@ -182,8 +179,7 @@ class DeliveryTest(AgentServerTest):
         # A reload 1.5 s into a 3 s interval that asks for 1 s: the interval in progress still ends
         # at its planned end (a 3 s report, not a 1.5 s one), and 1 s reports follow from there.
         srv = self.srv
-        workdir = tempfile.mkdtemp(prefix="schedio-agent-conf-")
-        self.addCleanup(shutil.rmtree, workdir, True)
+        workdir = harness.temp_dir("schedio-agent-conf-")
         conf = os.path.join(workdir, "agent.conf")
         with open(conf, "w") as f:
             f.write(f"[agent]\nserver = {srv.url}\ntoken = {srv.token}\ninterval = 3\n")

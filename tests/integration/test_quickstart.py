@@ -4,16 +4,14 @@ its process group) stops server and agent cleanly, and a second run reuses
 the database."""
 import os
 import re
-import shutil
 import signal
 import socket
 import sqlite3
 import subprocess
-import tempfile
 import time
 import unittest
 
-from harness import SOURCE, free_port, main, request
+from harness import SOURCE, free_port, main, request, temp_dir
 
 BUILD = os.environ.get("SCHEDIO_BUILD") or os.path.join(SOURCE, "build")
 
@@ -44,8 +42,7 @@ class QuickStart(unittest.TestCase):
         return rest
 
     def test_quickstart_serves_dashboard_and_reuses_database(self):
-        state = tempfile.mkdtemp(prefix="schedio-qs-")
-        self.addCleanup(shutil.rmtree, state, True)
+        state = temp_dir("schedio-qs-")
         port = free_port()
         proc, url = self.start(state, port)
         try:

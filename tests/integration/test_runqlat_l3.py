@@ -22,10 +22,8 @@ which two usable CPUs share an L3 (SCHEDIO_CPU_ROOT): what is measured is
 still the real kernel's scheduling, against /proc/stat."""
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
@@ -107,8 +105,7 @@ def spawn_pinned(cpu, n):
 class RunqlatL3(unittest.TestCase):
     def setUp(self):
         self.procs = []
-        self.tmp = tempfile.mkdtemp(prefix="schedio-l3-")
-        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.tmp = harness.temp_dir("schedio-l3-")
         self.env = dict(os.environ)
         self.l3 = shared_l3()
         if not self.l3:
