@@ -28,6 +28,7 @@
 #include "server/store/ssd_store.h"
 #include "server/store/store.h"
 #include "server/store/pg/pg_conn.h"
+#include "server/store/sqlite/sqlite_db.h"
 #include "server/store/store_pool.h"
 #include "server/token_cmd.h"
 #include "server/store/token_store.h"
@@ -408,6 +409,7 @@ static int serve(int argc, char **argv)
 	int sig, rc = 1;
 
 	parse_serve(&srv.opt, argc, argv);
+	sqlite_db_configure(); /* before any SQLite store opens */
 	blob_dict_configure(srv.opt.blob_dict_samples, (int64_t)srv.opt.blob_dict_grace_s * 1000);
 	if (srv.opt.tls_cert) {
 		srv.tls_cert_pem = read_pem("--tls-cert", srv.opt.tls_cert);

@@ -13,7 +13,10 @@
 # reports are RATE x SECONDS_PER_RUN (the generator is open loop): the steady
 # state, without a fresh server's first page faults and cache fills. (Not the
 # accepted counter on /metrics: rendering 5,000 hosts' gauges costs a second
-# of CPU, which would land in the window.)
+# of CPU, which would land in the window.) VARIANTS, server arguments sets
+# separated by ';' (e.g. "--threads 1;--threads 2"), runs each set in turn at
+# every rate of every round, so that the sets share the machine's mood; the
+# table then has a row per rate and set, with the median ack p99 beside it.
 #   usage: tests/bench/ingest_threads.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,6 +27,8 @@ secs=${SECONDS_PER_RUN:-20}
 runs=${RUNS:-3}
 hosts=${HOSTS:-20000}
 warm=${WARM_S:-0}
+IFS=';' read -ra variants <<<"${VARIANTS:-}"
+[ ${#variants[@]} -gt 0 ] || variants=("")
 export SCHEDIO_BUILD_REL=${1:-${SCHEDIO_BUILD_REL:-$top/build-rel}}
 work=$(mktemp -d /tmp/schedio-threads.XXXXXX)
 pid=
@@ -31,11 +36,13 @@ trap 'bench_server_stop; rm -rf "$work"' EXIT
 bench_build_rel "$work" schedio-server loadgen
 hz=$(getconf CLK_TCK)
 
-# one run at rate $1: appends "RATE THREAD US_PER_REPORT" lines to $work/figures
+# one run at rate $1 with server arguments set $2 (an index of variants):
+# appends "RATE/SET THREAD US_PER_REPORT" lines to $work/figures
 one_run() {
-	local r=$1 out n
+	local r=$1 v=$2 out n
 	rm -f "$work"/run.db*
-	bench_server_start "$work" "$rel/bin/schedio-server" "$work/run.db" --blob-dict-grace 0
+	# shellcheck disable=SC2086 # a set is several words
+	bench_server_start "$work" "$rel/bin/schedio-server" "$work/run.db" --blob-dict-grace 0 ${variants[$v]}
 	if [ "$warm" -gt 0 ]; then
 		"$rel/bench/loadgen" --url "$url" --rate "$r" --duration $((warm + secs)) --hosts "$hosts" \
 			--concurrency 512 >"$work/lg.out" 2>&1 &
@@ -55,32 +62,39 @@ one_run() {
 		n=$(echo "$out" | bench_field reports)
 	fi
 	bench_server_stop
-	echo "  $r/s: $out" >&2
+	echo "  $r/s ${variants[$v]:-default}: $out" >&2
 	[ "${n:-0}" -gt 0 ] || {
 		echo "bench: no report was sent: $out" >&2
 		exit 1
 	}
+	echo "$r/$v p99 $(echo "$out" | bench_field p99)" >>"$work/p99"
 	join -a 2 -e 0 -o 0,1.2,2.2 "$work/t0" "$work/t1" |
-		awk -v r="$r" -v n="$n" -v hz="$hz" '{ us = ($3 - $2) * 1e6 / hz / n; tot += us
+		awk -v r="$r/$v" -v n="$n" -v hz="$hz" '{ us = ($3 - $2) * 1e6 / hz / n; tot += us
 			printf "%s %s %.1f\n", r, $1, us } END { printf "%s total %.1f\n", r, tot }' >>"$work/figures"
 }
 
 echo "== server CPU per report by thread: rates $rates, $secs s measured after $warm s, $runs rounds, $hosts hosts"
 : >"$work/figures"
+: >"$work/p99"
 for _ in $(seq "$runs"); do
 	for r in $rates; do
-		one_run "$r"
+		for v in "${!variants[@]}"; do
+			one_run "$r" "$v"
+		done
 	done
 done
-printf '%-8s' "rate/s"
+printf '%-8s %-20s' "rate/s" "server arguments"
 threads=$(awk '$2 != "total" {print $2}' "$work/figures" | sort -u)
-for t in $threads total; do printf ' %14s' "$t"; done
+for t in $threads total "p99(ms)"; do printf ' %14s' "$t"; done
 echo
 for r in $rates; do
-	printf '%-8s' "$r"
-	for t in $threads total; do
-		printf ' %14s' "$(awk -v r="$r" -v t="$t" '$1 == r && $2 == t {print $3}' "$work/figures" | bench_median)"
+	for v in "${!variants[@]}"; do
+		printf '%-8s %-20s' "$r" "${variants[$v]:-default}"
+		for t in $threads total p99; do
+			printf ' %14s' "$(cat "$work/figures" "$work/p99" |
+				awk -v k="$r/$v" -v t="$t" '$1 == k && $2 == t {print $3}' | bench_median)"
+		done
+		echo
 	done
-	echo
 done
-echo "(µs of CPU per report, median of $runs runs; each run on a fresh database)"
+echo "(µs of CPU per report and ack p99, median of $runs runs; each run on a fresh database)"

@@ -25,6 +25,14 @@ static void remove_db_files(const char *path)
 	unlink(p);
 }
 
+void sqlite_db_configure(void)
+{
+	/* Statistics on: every sqlite3_malloc and sqlite3_free locks one mutex for all connections, and the
+	 * ingest writer makes hundreds a commit. Nothing here reads the statistics. SQLITE_MISUSE when
+	 * SQLite has started already (a second call): the setting then stays as it was. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 sqlite3 *sqlite_db_open(const char *path, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;

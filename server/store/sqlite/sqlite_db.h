@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <sqlite3.h>
 
+/* Process-wide SQLite settings, called once before any connection opens: no
+ * memory statistics, whose global mutex every SQLite allocation takes. */
+void sqlite_db_configure(void);
 /* Opens (creating if absent) and migrates the database at path; returns the
  * handle or NULL with the reason in err. A file it created is removed again
  * when setup fails, so no half-initialised database is left behind. */
