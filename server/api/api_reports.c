@@ -143,6 +143,9 @@ enum MHD_Result api_reports_post(struct http_request *req)
 		ingest_job_free(job);
 		return reject(req, reason_of(status), (unsigned)status, err);
 	}
+	/* the report holds copies of what it keeps: its body's buffer serves the thread's next request
+	 * while this one waits for its commit */
+	http_body_release(req);
 	job->conn = req->conn;
 	req->state = job;
 	req->state_free = ingest_job_free;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "server/http/body_pool.h"
 #include "server/http/offload.h"
 #include "server/http/route.h"
 
@@ -63,18 +64,37 @@ static void request_free(struct http_request *req)
 		free(req->args[i]);
 	if (req->reply)
 		MHD_destroy_response(req->reply);
-	free(req->body);
+	if (!req->body_released)
+		body_pool_put(req->body, req->body_cap);
 	free(req);
+}
+
+void http_body_release(struct http_request *req)
+{
+	static char empty[1];
+
+	if (req->body_released)
+		return;
+	body_pool_put(req->body, req->body_cap);
+	req->body = empty;
+	req->body_len = 0;
+	req->body_cap = 0;
+	req->body_released = true;
 }
 
 /* The most a request's Content-Length reserves before its bytes arrive. */
 #define HTTP_BODY_PRESIZE_MAX (1u << 20)
 
-/* Grows the body buffer to cap bytes. */
+/* Grows the body buffer to at least cap bytes: the first one from the thread's pool. */
 static int body_reserve(struct http_request *req, size_t cap)
 {
-	char *nb = realloc(req->body, cap);
+	char *nb;
 
+	if (!req->body) {
+		req->body = body_pool_get(cap, &req->body_cap);
+		return req->body ? 0 : -ENOMEM;
+	}
+	nb = realloc(req->body, cap);
 	if (!nb)
 		return -ENOMEM;
 	req->body = nb;

@@ -24,6 +24,7 @@ struct http_request {
 	size_t body_len;
 	size_t body_cap;
 	bool body_too_large;
+	bool body_released;             /* http_body_release gave the buffer back; body is "" */
 	char *args[HTTP_MAX_PATH_ARGS]; /* decoded {captures} of the route */
 	int nargs;
 	int64_t t0_us; /* when its last byte reached the socket (monotonic, as ingest_mono_us); 0 until read */
@@ -56,6 +57,9 @@ void http_add_security_headers(struct MHD_Response *res, const char *ctype);
 enum MHD_Result http_run_handler(struct http_request *req, enum MHD_Result (*handler)(struct http_request *req));
 /* Queues res with status and releases it; on an offload worker, keeps it for the request's HTTP thread. */
 enum MHD_Result http_send(struct http_request *req, unsigned status, struct MHD_Response *res);
+/* Gives the body's buffer back to the thread's pool once read (a suspended report waits without it); body is "" after.
+ */
+void http_body_release(struct http_request *req);
 /* Queues a reply with the given status, content type and body (copied). */
 enum MHD_Result http_reply(struct http_request *req, unsigned status, const char *ctype, const void *body, size_t len);
 /* Queues a JSON reply; takes ownership of doc. */
