@@ -7,10 +7,9 @@ import re
 import socket
 import sqlite3
 import stat
-import tempfile
 import unittest
 
-from harness import BACKEND, Server, binary, is_pg, main, pg_database, query, run
+from harness import BACKEND, Server, binary, is_pg, main, pg_database, query, run, temp_dir
 
 
 class ServerBasics(unittest.TestCase):
@@ -58,7 +57,7 @@ class ServerBasics(unittest.TestCase):
             self.assertEqual(created(db), c)
 
     def test_newer_database_is_refused_and_left_untouched(self):
-        d = tempfile.mkdtemp()
+        d = temp_dir("schedio-basics-")
         db = os.path.join(d, "future.db")
         con = sqlite3.connect(db)
         con.execute("CREATE TABLE from_the_future (x)")
@@ -105,7 +104,7 @@ class ServerBasics(unittest.TestCase):
         sock.bind(("127.0.0.1", 0))
         sock.listen(1)
         port = sock.getsockname()[1]
-        d = tempfile.mkdtemp()
+        d = temp_dir("schedio-basics-")
         try:
             r = run([binary("schedio-server"), "--listen", f"127.0.0.1:{port}", "--db", os.path.join(d, "x.db")])
         finally:
@@ -116,7 +115,7 @@ class ServerBasics(unittest.TestCase):
         self.assertEqual(os.listdir(d), [])
 
     def test_unwritable_database_folder_is_one_clear_line(self):
-        d = tempfile.mkdtemp()
+        d = temp_dir("schedio-basics-")
         os.chmod(d, stat.S_IRUSR | stat.S_IXUSR)
         # root ignores permissions; a folder inside a missing one is unwritable for everyone
         for db in (os.path.join(d, "missing", "x.db"), "/proc/schedio-test.db"):
