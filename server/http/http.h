@@ -57,8 +57,7 @@ void http_add_security_headers(struct MHD_Response *res, const char *ctype);
 enum MHD_Result http_run_handler(struct http_request *req, enum MHD_Result (*handler)(struct http_request *req));
 /* Queues res with status and releases it; on an offload worker, keeps it for the request's HTTP thread. */
 enum MHD_Result http_send(struct http_request *req, unsigned status, struct MHD_Response *res);
-/* Gives the body's buffer back to the thread's pool once read (a suspended report waits without it); body is "" after.
- */
+/* Gives the body's buffer back to the thread's pool once it is read; req->body is "" after. */
 void http_body_release(struct http_request *req);
 /* Queues a reply with the given status, content type and body (copied). */
 enum MHD_Result http_reply(struct http_request *req, unsigned status, const char *ctype, const void *body, size_t len);
