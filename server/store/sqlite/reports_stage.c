@@ -26,6 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/store/sqlite/host_order.h"
+#include "server/store/sqlite/key_index.h"
+
 /* merged_below of a staging table all of whose entries are moved. */
 #define MERGED_ALL INT64_MAX
 
@@ -84,15 +87,9 @@ static const char *const sql[RS_COUNT] = {
 	[RS_ROLLBACK_TO] = "ROLLBACK TO stage",
 };
 
-struct key_slot {
-	uint64_t hash; /* 0: empty */
-	int64_t rowid;
-};
-
 /* What the writer knows of one staging table. */
 struct table {
-	struct key_slot *keys; /* open addressing, cap a power of two */
-	size_t cap, n_keys;
+	struct key_index keys;
 	int64_t (*pairs)[2]; /* (host_id, rowid), in arrival order; in host order once frozen */
 	size_t n_pairs, cap_pairs;
 	bool nonempty; /* holds entries (a moved one until emptied) */
@@ -140,43 +137,9 @@ static uint64_t key_hash(int64_t host_id, const char *incarnation, uint64_t seq)
 
 static void table_clear(struct table *t)
 {
-	free(t->keys);
+	key_index_clear(&t->keys);
 	free(t->pairs);
 	memset(t, 0, sizeof(*t));
-}
-
-static int keys_add(struct table *t, uint64_t hash, int64_t rowid);
-
-static int keys_grow(struct table *t)
-{
-	struct table old = *t;
-	size_t cap = t->cap ? 2 * t->cap : 1024;
-
-	t->keys = calloc(cap, sizeof(*t->keys));
-	if (!t->keys) {
-		t->keys = old.keys;
-		return -1;
-	}
-	t->cap = cap;
-	t->n_keys = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.keys[i].hash)
-			keys_add(t, old.keys[i].hash, old.keys[i].rowid);
-	free(old.keys);
-	return 0;
-}
-
-static int keys_add(struct table *t, uint64_t hash, int64_t rowid)
-{
-	size_t i;
-
-	if (2 * (t->n_keys + 1) > t->cap && keys_grow(t))
-		return -1;
-	for (i = hash & (t->cap - 1); t->keys[i].hash; i = (i + 1) & (t->cap - 1))
-		;
-	t->keys[i] = (struct key_slot){ .hash = hash, .rowid = rowid };
-	t->n_keys++;
-	return 0;
 }
 
 static int pairs_add(struct table *t, int64_t host_id, int64_t rowid)
@@ -196,21 +159,12 @@ static int pairs_add(struct table *t, int64_t host_id, int64_t rowid)
 	return 0;
 }
 
-static int by_host(const void *a, const void *b)
-{
-	const int64_t *x = a, *y = b;
-
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
 /* Orders a frozen table's pairs by host (then arrival) and finds where the move stands. */
 static void freeze_order(struct reports_stage *g, int which)
 {
 	struct table *t = &g->t[which];
 
-	qsort(t->pairs, t->n_pairs, sizeof(*t->pairs), by_host);
+	host_order_sort(t->pairs, t->n_pairs);
 	for (g->next = 0; g->next < t->n_pairs && t->pairs[g->next][0] < g->below[which]; g->next++)
 		;
 }
@@ -249,7 +203,7 @@ static int load(struct reports_stage *g, int64_t now_ms)
 			uint64_t h = key_hash(host, (const char *)sqlite3_column_text(st, 2),
 					      (uint64_t)sqlite3_column_int64(st, 3));
 
-			if (keys_add(t, h, rowid) || pairs_add(t, host, rowid)) {
+			if (key_index_add(&t->keys, h, rowid) || pairs_add(t, host, rowid)) {
 				rc = SQLITE_NOMEM;
 				break;
 			}
@@ -322,31 +276,35 @@ int reports_stage_begin(struct reports_stage *g, int64_t now_ms, bool *reloaded)
 	return load(g, now_ms);
 }
 
+struct staged_probe {
+	struct reports_stage *g;
+	int w;
+	int64_t host_id;
+	const struct report *r;
+};
+
+/* Whether the entry at rowid is this report's: 1, 0, or -1 on an error. */
+static int staged_check(void *arg, int64_t rowid)
+{
+	struct staged_probe *p = arg;
+	sqlite3_stmt *st = stmt(p->g, p->w * RS_PER_TABLE + RS_HAS);
+	int rc;
+
+	sqlite3_bind_int64(st, 1, rowid);
+	sqlite3_bind_int64(st, 2, p->host_id);
+	sqlite3_bind_text(st, 3, p->r->incarnation, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (int64_t)p->r->seq);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Whether staging table w holds the report with this key (its row checked, not just the hash). */
 static int staged(struct reports_stage *g, int w, uint64_t h, int64_t host_id, const struct report *r)
 {
-	struct table *t = &g->t[w];
-	sqlite3_stmt *st;
-	int rc;
+	struct staged_probe p = { g, w, host_id, r };
 
-	if (!t->cap)
-		return 0;
-	for (size_t i = h & (t->cap - 1); t->keys[i].hash; i = (i + 1) & (t->cap - 1)) {
-		if (t->keys[i].hash != h)
-			continue;
-		st = stmt(g, w * RS_PER_TABLE + RS_HAS);
-		sqlite3_bind_int64(st, 1, t->keys[i].rowid);
-		sqlite3_bind_int64(st, 2, host_id);
-		sqlite3_bind_text(st, 3, r->incarnation, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, (int64_t)r->seq);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc == SQLITE_ROW)
-			return 1;
-		if (rc != SQLITE_DONE)
-			return -1;
-	}
-	return 0;
+	return key_index_find(&g->t[w].keys, h, staged_check, &p);
 }
 
 static void bind_blob(sqlite3_stmt *st, int i, const void *p, size_t len, bool present)
@@ -415,7 +373,8 @@ int reports_stage_put(struct reports_stage *g, const struct report *r, int64_t h
 	if (rc != SQLITE_DONE)
 		return -1;
 	/* Out of memory here leaves the memory behind the table: reload it. */
-	if (keys_add(t, h, sqlite3_last_insert_rowid(g->db)) || pairs_add(t, host_id, sqlite3_last_insert_rowid(g->db)))
+	if (key_index_add(&t->keys, h, sqlite3_last_insert_rowid(g->db)) ||
+	    pairs_add(t, host_id, sqlite3_last_insert_rowid(g->db)))
 		g->loaded = false;
 	t->nonempty = true;
 	return 0;
@@ -445,11 +404,10 @@ static int move(struct reports_stage *g, int w, size_t rows)
 	g->next = end;
 	g->below[w] = end < t->n_pairs ? t->pairs[end][0] : MERGED_ALL;
 	if (g->below[w] == MERGED_ALL) { /* report_keys answers for its keys now */
-		free(t->keys);
+		key_index_clear(&t->keys);
 		free(t->pairs);
-		t->keys = NULL;
 		t->pairs = NULL;
-		t->cap = t->n_keys = t->n_pairs = t->cap_pairs = 0;
+		t->n_pairs = t->cap_pairs = 0;
 	}
 	return 0;
 }

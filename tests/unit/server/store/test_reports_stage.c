@@ -248,6 +248,49 @@ static void test_retention_takes_the_moved_keys(void **state)
 	test_db_remove(&t);
 }
 
+/* The writer's index of staged keys grows a step at a time (key_index.c): a resend is still
+ * found while the index is half moved, before and after, in a period long enough to stage
+ * several thousand reports in one table. */
+static void test_a_resend_is_found_while_the_index_grows(void **state)
+{
+	enum { MANY = 3000, BATCH = 100 };
+	struct test_db t;
+	struct store *st;
+
+	(void)state;
+	setenv("SCHEDIO_SQLITE_STAGE_MS", "3600000", 1);
+	test_db_create(&t, "/tmp/schedio-test-stage-XXXXXX");
+	st = open_store(&t);
+	for (int from = 0; from < MANY; from += BATCH) {
+		struct report *reps[BATCH];
+		int results[BATCH];
+
+		for (int i = 0; i < BATCH; i++) {
+			reps[i] = calloc(1, sizeof(**reps));
+			assert_non_null(reps[i]);
+			make(reps[i], from + i, 1);
+		}
+		assert_int_equal(st->ops->put_reports(st, reps, BATCH, results, T0 + 30000, INT64_MIN), 0);
+		for (int i = 0; i < BATCH; i++) {
+			assert_int_equal(results[i], STORE_STORED);
+			report_free(reps[i]);
+			free(reps[i]);
+		}
+		for (int h = from % 7; h < from + BATCH; h += 7) /* a resend of any host so far, old or new */
+			assert_int_equal(put(st, h, 1), STORE_DUPLICATE);
+	}
+	assert_int_equal(count(t.db, "SELECT count(*) FROM reports"), MANY);
+	assert_int_equal(count(t.db, "SELECT count(*) FROM reports_stage0") +
+			     count(t.db, "SELECT count(*) FROM reports_stage1"),
+			 MANY); /* all staged in this one period */
+	for (int h = 0; h < MANY; h++)
+		assert_int_equal(put(st, h, 1), STORE_DUPLICATE);
+	assert_int_equal(put(st, 5, 2), STORE_STORED);
+	st->ops->close(st);
+	test_db_remove(&t);
+	setenv("SCHEDIO_SQLITE_STAGE_MS", "0", 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_reopened_in_the_middle_of_a_move),
 		cmocka_unit_test(test_two_writers_taking_turns),
 		cmocka_unit_test(test_retention_takes_the_moved_keys),
+		cmocka_unit_test(test_a_resend_is_found_while_the_index_grows),
 	};
 	/* Freeze at every commit that can, so a few commits walk through a whole move. */
 	setenv("SCHEDIO_SQLITE_STAGE_MS", "0", 1);
