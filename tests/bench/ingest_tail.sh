@@ -8,7 +8,8 @@
 # with the open-loop generator (--gzip when MODE=gzip). Rounds (RUNS, default 2)
 # alternate the builds. Prints each run's ack p50, p99 and max, the worst
 # second's p99 and how many seconds had a p99 over 50 ms (loadgen --timeline,
-# by when requests were due), then the median per build.
+# by when requests were due), then the median per build. With TIMELINES=DIR
+# each run's timeline is kept there as LABEL-ROUND.txt.
 #   usage: tests/bench/ingest_tail.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,9 +29,10 @@ trap 'bench_server_stop; rm -rf "$work"' EXIT
 bench_build_rel "$work" schedio-server loadgen
 base=$(bench_baseline_build "$base_rev" "$work/base" schedio-server)
 
-# one round of server binary $2, labelled $1: appends "LABEL p50 p99 max worst_second slow_seconds" to $work/figures
+# round $3 of server binary $2, labelled $1: appends "LABEL p50 p99 max worst_second slow_seconds errors" to
+# $work/figures
 one_run() {
-	local label=$1 server=$2 line
+	local label=$1 server=$2 round=$3 line
 	rm -f "$work"/run.db*
 	bench_server_start "$work" "$server" "$work/run.db" --blob-dict-grace 0
 	line=$("$rel/bench/loadgen" --url "$url" --rate "$rate" --duration "$secs" --hosts "$hosts" \
@@ -38,22 +40,27 @@ one_run() {
 	bench_server_stop
 	echo "  $label: $line" >&2
 	echo "$label $(echo "$line" | bench_field p50) $(echo "$line" | bench_field p99) $(echo "$line" | bench_field max)" \
-		"$(awk 'BEGIN {w = 0} $5 > w {w = $5} END {print w}' "$work/timeline")" \
-		"$(awk '$5 > 50 {n++} END {print n + 0}' "$work/timeline")" >>"$work/figures"
+		"$(awk 'BEGIN {w = 0} $1 ~ /^[0-9]+$/ && $5 + 0 > w {w = $5 + 0} END {print w}' "$work/timeline")" \
+		"$(awk '$1 ~ /^[0-9]+$/ && $5 + 0 > 50 {n++} END {print n + 0}' "$work/timeline")" \
+		"$(echo "$line" | bench_field errors)" >>"$work/figures"
+	if [ -n "${TIMELINES:-}" ]; then
+		mkdir -p "$TIMELINES"
+		cp "$work/timeline" "$TIMELINES/$label-$round.txt"
+	fi
 }
 
 echo "ingest tail: ${MODE:-plain} at $rate/s for $secs s from $hosts hosts, $runs rounds, base $base_rev" >&2
 for r in $(seq "$runs"); do
-	one_run base "$base/bin/schedio-server"
-	one_run this "$rel/bin/schedio-server"
+	one_run base "$base/bin/schedio-server" "$r"
+	one_run this "$rel/bin/schedio-server" "$r"
 done
-printf '%-6s %9s %9s %9s %14s %14s\n' build p50_ms p99_ms max_ms worst_sec_p99 secs_p99_gt50
+printf '%-6s %9s %9s %9s %9s %9s %9s\n' build p50_ms p99_ms max_ms worst_s p99_gt50 errors
 for b in base this; do
 	printf '%-6s' "$b"
-	for col in 2 3 4 5 6; do
+	for col in 2 3 4 5 6 7; do
 		printf ' %9s' "$(awk -v b="$b" -v c="$col" '$1 == b {print $c}' "$work/figures" | bench_median)"
 	done
 	printf '\n'
 done
-echo "runs (build p50 p99 max worst_second_p99 seconds_p99_over_50ms):"
+echo "runs (build, ack p50, p99 and max in ms, the worst second's p99 in ms, seconds whose p99 passed 50 ms, errors):"
 cat "$work/figures"
