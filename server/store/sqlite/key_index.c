@@ -76,7 +76,9 @@ int key_index_find(const struct key_index *ix, uint64_t hash, int (*fn)(void *ar
 
 	if (!hash)
 		hash = 1;
-	for (size_t i = ix->cap ? hash & (ix->cap - 1) : 0; ix->cap && ix->cur[i].hash; i = (i + 1) & (ix->cap - 1))
+	if (!ix->cap)
+		return 0;
+	for (size_t i = hash & (ix->cap - 1); ix->cur[i].hash; i = (i + 1) & (ix->cap - 1))
 		if (ix->cur[i].hash == hash && (rc = fn(arg, ix->cur[i].rowid)))
 			return rc;
 	if (!ix->old)
