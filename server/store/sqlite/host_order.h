@@ -9,8 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Sorts pairs by host id, then rowid: a radix sort when the rowids ascend within each host (arrival order), else qsort.
- */
+/* Sorts pairs by host id, then rowid: by radix when rowids ascend within each host, else by qsort. */
 void host_order_sort(int64_t (*pairs)[2], size_t n);
 /* Stable sort of pairs by host id alone, a byte a pass; false (pairs unchanged) with a negative id or no memory. */
 bool host_order_radix(int64_t (*pairs)[2], size_t n);

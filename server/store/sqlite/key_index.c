@@ -13,6 +13,9 @@
 
 #define KEY_INDEX_MIN_CAP 1024
 
+/* A growth at n = cap / 2 leaves cap / 2 adds before the next: at two slots an add, old is moved by then. */
+_Static_assert(KEY_INDEX_MOVE_STEP >= 2, "the old table must be moved before the index grows again");
+
 static void put(struct key_index_slot *t, size_t cap, uint64_t hash, int64_t rowid)
 {
 	size_t i;
@@ -42,8 +45,6 @@ static int grow(struct key_index *ix)
 	size_t cap = ix->cap ? 2 * ix->cap : KEY_INDEX_MIN_CAP;
 	struct key_index_slot *t;
 
-	if (ix->old) /* not reached with a step of 2 or more; kept whole for any step */
-		move_some(ix, ix->old_cap);
 	t = calloc(cap, sizeof(*t));
 	if (!t)
 		return -1;
