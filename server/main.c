@@ -68,7 +68,8 @@ static void usage(void)
 	       "  --ingest-queue N      reports parsed and waiting for the database at most; more are\n"
 	       "                        refused the same way (default 4096, 1..1000000)\n"
 	       "  --ingest-linger MS    while few reports wait, gather more for up to this long before\n"
-	       "                        committing them together (default 10, 0..100; 0: never)\n"
+	       "                        committing them together, as long as they keep arriving\n"
+	       "                        (default 40, 0..100; 0: never)\n"
 	       "  --blob-dict-samples N train a zstd dictionary for the reports' blobs on the first N\n"
 	       "                        reports (default 1000, 0..100000; 0: none, new blobs packed\n"
 	       "                        without one)\n"
@@ -395,7 +396,7 @@ static int serve(int argc, char **argv)
 			.read_token = -1,
 			.ingest_queue = 4096,
 			.ingest_max_wait_ms = 500,
-			.ingest_linger_ms = 10,
+			.ingest_linger_ms = 40,
 			.blob_dict_samples = BLOB_DICT_SAMPLES_DEFAULT,
 			.blob_dict_grace_s = BLOB_DICT_GRACE_MS_DEFAULT / 1000,
 			.retain_ms = { rollup_default_retain_ms[0], rollup_default_retain_ms[1],

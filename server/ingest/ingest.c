@@ -19,7 +19,10 @@
  * waiting, it waits up to the linger time (--ingest-linger) for more before
  * it commits, so a commit's fixed cost (its WAL append and fsync, the
  * writer waking) is shared by more reports at low rates; under load the
- * queue refills during each commit and the writer never lingers.
+ * queue refills during each commit and the writer never lingers. It stops
+ * lingering once a quarter of the linger time passes with no report
+ * arriving: a lone sender, or one that waits for each answer, gains nothing
+ * from the wait.
  * Refusing and taking a job both happen under the queue's lock, so a job is
  * either committed or refused, never both. The writer's own WAL checkpoint
  * waits for an empty queue (a second at most), so it does not hold up
@@ -41,8 +44,11 @@
 #include "server/store/store.h"
 
 #define INGEST_MAX_BATCH 4096
-/* The writer lingers only while fewer than this many reports wait. */
-#define INGEST_LINGER_BATCH 128
+/* The writer lingers only while fewer than this many reports wait: past ~50 a
+ * commit's fixed cost is a small share of a report's (BENCHMARKS.md, session 30). */
+#define INGEST_LINGER_BATCH 48
+/* The writer stops lingering after linger time / this with no report arriving. */
+#define INGEST_LINGER_GAP_DIV 4
 /* The writer checkpoints when the queue is empty, or after this long without one. */
 #define INGEST_MAINTAIN_DEFER_US 1000000
 /* How long the writer waits without a report before the store's idle work (store_ops.idle). */
@@ -66,6 +72,7 @@ struct ingest {
 	/* The writer's cost model (µs) and the commit in progress, under mu. */
 	int64_t fixed_us, per_report_us;
 	bool lingering;       /* the writer waits for a fuller batch */
+	int64_t arrived_us;   /* when the last report was queued */
 	int64_t commit_t0_us; /* 0 when the writer is not committing */
 	size_t commit_n;
 	/* The writer's batch, its own. */
@@ -253,17 +260,19 @@ static void learn(struct ingest *in, size_t n, int64_t us)
  * the writer when the batch is full. */
 static void linger(struct ingest *in)
 {
-	int64_t until;
-	struct timespec ts;
+	int64_t until, gap = in->lim.linger_us / INGEST_LINGER_GAP_DIV, now = ingest_mono_us();
 
 	if (in->lim.linger_us <= 0)
 		return;
-	until = ingest_mono_us() + in->lim.linger_us;
-	ts.tv_sec = (time_t)(until / 1000000);
-	ts.tv_nsec = (long)(until % 1000000) * 1000;
+	until = now + in->lim.linger_us;
 	in->lingering = true;
-	while (!in->stopping && in->queued < INGEST_LINGER_BATCH && ingest_mono_us() < until)
+	while (!in->stopping && in->queued < INGEST_LINGER_BATCH && now < until && now < in->arrived_us + gap) {
+		int64_t wake = in->arrived_us + gap < until ? in->arrived_us + gap : until;
+		struct timespec ts = { .tv_sec = (time_t)(wake / 1000000), .tv_nsec = (long)(wake % 1000000) * 1000 };
+
 		pthread_cond_timedwait(&in->cv, &in->mu, &ts);
+		now = ingest_mono_us();
+	}
 	in->lingering = false;
 }
 
@@ -488,19 +497,21 @@ bool ingest_admit(struct ingest *in, int64_t t0_us, unsigned *retry_after)
 
 bool ingest_submit(struct ingest *in, struct ingest_job *job)
 {
-	int64_t wait;
+	int64_t wait, now;
 	bool stopping;
 	int why;
 
 	pthread_mutex_lock(&in->mu);
 	stopping = in->stopping;
-	why = refusal(in, job->t0_us, ingest_mono_us(), &wait);
+	now = ingest_mono_us();
+	why = refusal(in, job->t0_us, now, &wait);
 	if (!stopping && why < 0) {
 		if (in->tail)
 			in->tail->next = job;
 		else
 			in->head = job;
 		in->tail = job;
+		in->arrived_us = now;
 		if (in->queued++ == 0)
 			pthread_cond_signal(&in->shed_cv);
 		/* a lingering writer wakes only for a full batch */

@@ -91,6 +91,25 @@ class GroupCommit(unittest.TestCase):
             self.assertLessEqual(batches, 3, f"{n} reports in {batches} commits")
             self.assertEqual(s.metric("schedio_reports_accepted_total"), n)
 
+    def test_a_lone_sender_does_not_wait_out_the_linger(self):
+        # The writer stops lingering after a quarter of --ingest-linger without a report: a
+        # sender that waits for each answer gets it after ~25 ms here, not after the whole 100.
+        import statistics
+        import time
+        import report_factory as rf
+        with Server("--open-ingest", "--ingest-linger", "100") as s:
+            took = []
+            for seq in range(1, 12):
+                body = rf.body(rf.report(host_id="grp-lone", seq=seq))
+                t0 = time.monotonic()
+                r = s.request("POST", "/api/v1/reports", body,
+                              {"Content-Encoding": "gzip", "Content-Type": "application/json"})
+                took.append((time.monotonic() - t0) * 1000)
+                self.assertEqual(r.status, 200, r.body[:200])
+            median = statistics.median(took)
+            print(f"lone sender, --ingest-linger 100: answers in {median:.1f} ms (median of {len(took)})")
+            self.assertLess(median, 80, f"answers took {[round(t) for t in took]} ms")
+
     def test_linger_bounds(self):
         for bad in ("101", "-1", "x"):
             r = run([os.path.join(BIN, "schedio-server"), "--ingest-linger", bad])
