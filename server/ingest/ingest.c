@@ -260,16 +260,24 @@ static void learn(struct ingest *in, size_t n, int64_t us)
  * the writer when the batch is full. */
 static void linger(struct ingest *in)
 {
-	int64_t until, gap = in->lim.linger_us / INGEST_LINGER_GAP_DIV, now = ingest_mono_us();
+	int64_t now, until;
 
 	if (in->lim.linger_us <= 0)
 		return;
+	now = ingest_mono_us();
 	until = now + in->lim.linger_us;
 	in->lingering = true;
-	while (!in->stopping && in->queued < INGEST_LINGER_BATCH && now < until && now < in->arrived_us + gap) {
-		int64_t wake = in->arrived_us + gap < until ? in->arrived_us + gap : until;
-		struct timespec ts = { .tv_sec = (time_t)(wake / 1000000), .tv_nsec = (long)(wake % 1000000) * 1000 };
+	while (!in->stopping && in->queued < INGEST_LINGER_BATCH) {
+		/* the sooner of the linger's end and a quiet gap since the last arrival */
+		int64_t wake = in->arrived_us + in->lim.linger_us / INGEST_LINGER_GAP_DIV;
+		struct timespec ts;
 
+		if (wake > until)
+			wake = until;
+		if (now >= wake)
+			break;
+		ts.tv_sec = (time_t)(wake / 1000000);
+		ts.tv_nsec = (long)(wake % 1000000) * 1000;
 		pthread_cond_timedwait(&in->cv, &in->mu, &ts);
 		now = ingest_mono_us();
 	}
