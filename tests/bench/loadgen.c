@@ -17,7 +17,8 @@
  * matches what the server can take; it counts answers per status, checks
  * that every 503 carries Retry-After, and with --log FILE writes one
  * "hostname seq status" line per answer (the overload test compares them
- * with what the database holds).
+ * with what the database holds). SIGTERM ends a closed loop early: no new
+ * report is sent, and those in flight are answered (or fail) and logged.
  * Query: --get PATH --repeat N times one GET sequentially. --dump prints one
  * realistic report body (for benchmarks that time the server's code directly).
  * --shuffle sends each round of --hosts reports (one interval of the fleet) in a
@@ -36,6 +37,7 @@
  */
 #include <curl/curl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,8 +358,18 @@ static void closed_send(CURLM *multi, struct req *r, const struct opts *o, struc
 	curl_multi_add_handle(multi, r->easy);
 }
 
-/* Closed loop: o->closed senders for o->duration_s, each sending again once answered. A sender
- * resends at once after a 503, so the demand never drops below what the server can take. */
+static volatile sig_atomic_t closed_stop;
+
+/* SIGTERM: the closed loop sends nothing more. */
+static void on_term(int sig)
+{
+	(void)sig;
+	closed_stop = 1;
+}
+
+/* Closed loop: o->closed senders for o->duration_s (or until SIGTERM), each sending again once
+ * answered. A sender resends at once after a 503, so the demand never drops below what the
+ * server can take. */
 static int run_closed(const struct opts *o)
 {
 	char url[1024];
@@ -374,6 +386,7 @@ static int run_closed(const struct opts *o)
 		fprintf(stderr, "loadgen: cannot start the closed loop (memory or --log)\n");
 		return 2;
 	}
+	signal(SIGTERM, on_term);
 	snprintf(url, sizeof(url), "%s/api/v1/reports", o->url);
 	curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)o->closed);
 	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)o->closed);
@@ -420,7 +433,7 @@ static int run_closed(const struct opts *o)
 				lat[nlat++] = now_s() - r->due;
 			done++;
 			curl_multi_remove_handle(multi, m->easy_handle);
-			if (now_s() < end)
+			if (!closed_stop && now_s() < end)
 				closed_send(multi, r, o, hdr, url, seqs, sent++);
 		}
 		curl_multi_poll(multi, NULL, 0, 10, NULL);

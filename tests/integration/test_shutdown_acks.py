@@ -5,8 +5,10 @@ answered 2xx is stored. A report committed whose answer never left (the
 connection closed with the daemon) would be sent again by an agent and
 counted as a duplicate: exactly-once delivery rests on this. The server is
 then started again on the same database and the stored reports are read
-back through GET /api/v1/hosts/{id}/reports. Runs ROUNDS stops, each at a
-different moment of the load."""
+back through GET /api/v1/hosts/{id}/reports. Runs a stop a round, each at a
+different moment of the load: once the server has answered STOP_AFTER[round]
+reports (its /metrics count), so a slow machine moves the stop later instead
+of leaving too few answers to check."""
 import os
 import signal
 import subprocess
@@ -19,7 +21,8 @@ from harness import BIN, Server, main
 LOADGEN = os.path.join(os.environ.get("SCHEDIO_BUILD") or os.path.join(BIN, ".."), "bench", "loadgen")
 SENDERS = 48
 HOSTS = 24
-ROUNDS = 3
+STOP_AFTER = (60, 250, 600)
+WAIT_S = 90
 FAR_FUTURE_MS = 4102444800000
 
 
@@ -45,14 +48,18 @@ class ShutdownAcks(unittest.TestCase):
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 acked, unanswered, other = set(), set(), set()
-                for rnd in range(ROUNDS):
+                for rnd, stop_after in enumerate(STOP_AFTER):
                     log = os.path.join(tmp, f"answers{rnd}.txt")
                     # a host prefix per round: each round's seqs start at 1 for its own hosts
                     lg = subprocess.Popen([LOADGEN, "--url", s.url, "--closed", str(SENDERS), "--hosts",
-                                           str(HOSTS), "--duration", "4", "--host-prefix", f"sd{rnd}", "--log",
+                                           str(HOSTS), "--duration", str(WAIT_S + 30), "--host-prefix", f"sd{rnd}", "--log",
                                            log], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                    time.sleep(1.0 + 0.4 * rnd)
+                    deadline = time.monotonic() + WAIT_S
+                    while s.metric("schedio_ingest_latency_seconds_count") < stop_after:
+                        self.assertLess(time.monotonic(), deadline, f"fewer than {stop_after} reports answered")
+                        time.sleep(0.05)
                     s.stop(signal.SIGTERM)  # asserts a clean exit
+                    lg.send_signal(signal.SIGTERM)  # the closed loop ends once what is in flight is answered
                     out, err = lg.communicate(timeout=120)
                     print(f"round {rnd}: {out.strip()}")
                     a, u, o = read_log(log)
@@ -62,7 +69,7 @@ class ShutdownAcks(unittest.TestCase):
                     other |= o
                     s.restart()
                 stored = set()
-                for rnd in range(ROUNDS):
+                for rnd in range(len(STOP_AFTER)):
                     for h in range(HOSTS):
                         host = f"sd{rnd}-{h:05d}"
                         r = s.request("GET", f"/api/v1/hosts/{host}/reports?from=0&to={FAR_FUTURE_MS}")
