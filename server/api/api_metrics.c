@@ -65,10 +65,26 @@ static void append_text(void *arg, const char *text, size_t len)
 /* Appends one formatted line to blob b (prom_text.h). */
 #define outf(b, ...) prom_printf(&(const struct prom_out){ append_text, (b) }, __VA_ARGS__)
 
+/* A histogram of the server's own, in seconds. */
+static void own_hist(struct blob *b, const char *name, const char *help, struct stats_hist *h)
+{
+	uint64_t cum = 0;
+
+	outf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+	for (int i = 0; i <= STATS_LATENCY_BUCKETS; i++) {
+		cum += atomic_load(&h->bucket[i]);
+		if (i < STATS_LATENCY_BUCKETS)
+			outf(b, "%s_bucket{le=\"%g\"} %llu\n", name, stats_latency_le[i], (unsigned long long)cum);
+		else
+			outf(b, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)cum);
+	}
+	outf(b, "%s_sum %.6f\n%s_count %llu\n", name, (double)atomic_load(&h->sum_us) / 1e6, name,
+	     (unsigned long long)atomic_load(&h->count));
+}
+
 static void own_metrics(struct blob *b, struct server *srv, struct store *st, size_t hosts)
 {
 	struct stats *s = &srv->stats;
-	uint64_t cum = 0;
 
 	outf(b,
 	     "# HELP schedio_reports_accepted_total Agent reports stored.\n"
@@ -104,18 +120,13 @@ static void own_metrics(struct blob *b, struct server *srv, struct store *st, si
 	     "# HELP schedio_ingest_queue_reports Reports parsed and waiting for the database writer.\n"
 	     "# TYPE schedio_ingest_queue_reports gauge\nschedio_ingest_queue_reports %zu\n",
 	     srv->ingest ? ingest_queued(srv->ingest) : 0);
-	outf(b, "# HELP schedio_ingest_latency_seconds Time from a report's arrival to its answer (after commit).\n"
-		"# TYPE schedio_ingest_latency_seconds histogram\n");
-	for (int i = 0; i <= STATS_LATENCY_BUCKETS; i++) {
-		cum += atomic_load(&s->latency[i]);
-		if (i < STATS_LATENCY_BUCKETS)
-			outf(b, "schedio_ingest_latency_seconds_bucket{le=\"%g\"} %llu\n", stats_latency_le[i],
-			     (unsigned long long)cum);
-		else
-			outf(b, "schedio_ingest_latency_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)cum);
-	}
-	outf(b, "schedio_ingest_latency_seconds_sum %.6f\nschedio_ingest_latency_seconds_count %llu\n",
-	     (double)atomic_load(&s->latency_sum_us) / 1e6, (unsigned long long)atomic_load(&s->latency_count));
+	own_hist(b, "schedio_ingest_latency_seconds", "Time from a report's arrival to its answer (after commit).",
+		 &s->latency);
+	own_hist(
+	    b, "schedio_ingest_commit_seconds",
+	    "Time the ingest writer took to store and commit one batch of reports (a slow one holds up the batches "
+	    "behind it).",
+	    &s->commit);
 	outf(b,
 	     "# HELP schedio_ingest_batches_total Writer transactions committed.\n"
 	     "# TYPE schedio_ingest_batches_total counter\nschedio_ingest_batches_total %llu\n",

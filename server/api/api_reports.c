@@ -73,7 +73,7 @@ static enum MHD_Result answer(struct http_request *req, struct ingest_job *job)
 		ret = reject(req, STATS_REJECT_STORE, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     "the report could not be stored; retry later");
 	}
-	stats_latency(s, (uint64_t)(ingest_mono_us() - job->t0_us));
+	stats_hist_add(&s->latency, (uint64_t)(ingest_mono_us() - job->t0_us));
 	return ret;
 }
 
@@ -111,7 +111,7 @@ enum MHD_Result api_reports_post(struct http_request *req)
 		return reply;
 	}
 	if (!ingest_admit(srv->ingest, req->t0_us, &retry_after_s)) {
-		stats_latency(&srv->stats, (uint64_t)(ingest_mono_us() - req->t0_us));
+		stats_hist_add(&srv->stats.latency, (uint64_t)(ingest_mono_us() - req->t0_us));
 		return refuse(req, retry_after_s);
 	}
 	if (enc && strcasecmp(enc, "gzip") != 0 && strcasecmp(enc, "identity") != 0)

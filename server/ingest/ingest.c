@@ -342,6 +342,7 @@ static void *writer_main(void *arg)
 				log_error("ingest: batch of %zu reports not stored: %s", n,
 					  in->st->ops->errmsg(in->st));
 			took = ingest_mono_us() - t0;
+			stats_hist_add(&in->srv->stats.commit, (uint64_t)took);
 			atomic_fetch_add(&in->srv->stats.batches, 1);
 			atomic_fetch_add(&in->srv->stats.batch_reports, n);
 			finish_batch(in->jobs, in->results, n);

@@ -24,13 +24,13 @@ const char *stats_shed_name(enum stats_shed r)
 	return names[r];
 }
 
-void stats_latency(struct stats *s, uint64_t us)
+void stats_hist_add(struct stats_hist *h, uint64_t us)
 {
 	int i = 0;
 
 	while (i < STATS_LATENCY_BUCKETS && (double)us > stats_latency_le[i] * 1e6)
 		i++;
-	atomic_fetch_add(&s->latency[i], 1);
-	atomic_fetch_add(&s->latency_count, 1);
-	atomic_fetch_add(&s->latency_sum_us, us);
+	atomic_fetch_add(&h->bucket[i], 1);
+	atomic_fetch_add(&h->count, 1);
+	atomic_fetch_add(&h->sum_us, us);
 }

@@ -1,6 +1,6 @@
 /* stats.h - the server's own counters for /metrics: reports accepted,
- * duplicates, rejections by reason, load shed by reason, and the ingest
- * latency histogram. Plain atomics, so the hot path never takes a lock to
+ * duplicates, rejections by reason, load shed by reason, and the histograms
+ * of the ingest latency and of the writer's commits. Plain atomics, so the hot path never takes a lock to
  * count. */
 #ifndef SCHEDIO_SERVER_INGEST_STATS_H
 #define SCHEDIO_SERVER_INGEST_STATS_H
@@ -26,9 +26,15 @@ enum stats_shed {
 	STATS_SHED_REASONS
 };
 
-/* Upper bounds (seconds) of the ingest latency histogram; +Inf follows. */
+/* Upper bounds (seconds) of the histograms' buckets; +Inf follows. */
 #define STATS_LATENCY_BUCKETS 12
 extern const double stats_latency_le[STATS_LATENCY_BUCKETS];
+
+/* A histogram of durations in the buckets above. */
+struct stats_hist {
+	atomic_uint_fast64_t bucket[STATS_LATENCY_BUCKETS + 1];
+	atomic_uint_fast64_t count, sum_us;
+};
 
 struct stats {
 	atomic_uint_fast64_t accepted, duplicates;
@@ -36,8 +42,8 @@ struct stats {
 	atomic_uint_fast64_t agent_restarts; /* stored reports that showed an agent restart (store_agent_restart) */
 	atomic_uint_fast64_t rejected[STATS_REJECT_REASONS];
 	atomic_uint_fast64_t shed[STATS_SHED_REASONS]; /* also counted in rejected[STATS_REJECT_UNAVAILABLE] */
-	atomic_uint_fast64_t latency[STATS_LATENCY_BUCKETS + 1];
-	atomic_uint_fast64_t latency_count, latency_sum_us;
+	struct stats_hist latency;                     /* a report's arrival to its answer */
+	struct stats_hist commit;                      /* the writer storing and committing one batch */
 	atomic_uint_fast64_t batches, batch_reports;
 };
 
@@ -45,7 +51,7 @@ struct stats {
 const char *stats_reject_name(enum stats_reject r);
 /* Name of a shedding reason as the metrics label shows it. */
 const char *stats_shed_name(enum stats_shed r);
-/* Records one ingest answered after us microseconds. */
-void stats_latency(struct stats *s, uint64_t us);
+/* Records one duration of us microseconds in h. */
+void stats_hist_add(struct stats_hist *h, uint64_t us);
 
 #endif /* SCHEDIO_SERVER_INGEST_STATS_H */

@@ -8,8 +8,11 @@
 # with the open-loop generator (--gzip when MODE=gzip). Rounds (RUNS, default 2)
 # alternate the builds. Prints each run's ack p50, p99 and max, the worst
 # second's p99 and how many seconds had a p99 over 50 ms (loadgen --timeline,
-# by when requests were due), then the median per build. With TIMELINES=DIR
-# each run's timeline is kept there as LABEL-ROUND.txt.
+# by when requests were due), then the median per build, and each run's
+# refusals by the server's shedding reason (/metrics schedio_ingest_shed_total)
+# and its commits that took over 50 ms (schedio_ingest_commit_seconds): a slow
+# second with no slow commit was held up before the writer's queue.
+# With TIMELINES=DIR each run's timeline is kept there as LABEL-ROUND.txt.
 #   usage: tests/bench/ingest_tail.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,20 +32,26 @@ trap 'bench_server_stop; rm -rf "$work"' EXIT
 bench_build_rel "$work" schedio-server loadgen
 base=$(bench_baseline_build "$base_rev" "$work/base" schedio-server)
 
-# round $3 of server binary $2, labelled $1: appends "LABEL p50 p99 max worst_second slow_seconds errors" to
-# $work/figures
+# round $3 of server binary $2, labelled $1: appends "LABEL p50 p99 max worst_second slow_seconds errors shed
+# slow_commits" to $work/figures (shed: reason=count for each shedding reason /metrics counts, - when it has
+# none; slow_commits: commits over 50 ms, - when /metrics has no such histogram, as an older base)
 one_run() {
-	local label=$1 server=$2 round=$3 line
+	local label=$1 server=$2 round=$3 line shed slow
 	rm -f "$work"/run.db*
 	bench_server_start "$work" "$server" "$work/run.db" --blob-dict-grace 0
 	line=$("$rel/bench/loadgen" --url "$url" --rate "$rate" --duration "$secs" --hosts "$hosts" \
 		--concurrency 512 --timeline "$work/timeline" $gzip 2>&1) || true
+	curl -s -o "$work/metrics" "$url/metrics" || : >"$work/metrics"
+	shed=$(sed -n 's/^schedio_ingest_shed_total{reason="\([a-z_]*\)"} \([0-9]*\)$/\1=\2/p' "$work/metrics" |
+		paste -sd, -)
+	slow=$(awk '$1 == "schedio_ingest_commit_seconds_bucket{le=\"0.05\"}" {b = $2}
+		$1 == "schedio_ingest_commit_seconds_count" {c = $2} END {print c == "" ? "-" : c - b}' "$work/metrics")
 	bench_server_stop
 	echo "  $label: $line" >&2
 	echo "$label $(echo "$line" | bench_field p50) $(echo "$line" | bench_field p99) $(echo "$line" | bench_field max)" \
 		"$(awk 'BEGIN {w = 0} $1 ~ /^[0-9]+$/ && $5 + 0 > w {w = $5 + 0} END {print w}' "$work/timeline")" \
 		"$(awk '$1 ~ /^[0-9]+$/ && $5 + 0 > 50 {n++} END {print n + 0}' "$work/timeline")" \
-		"$(echo "$line" | bench_field errors)" >>"$work/figures"
+		"$(echo "$line" | bench_field errors)" "${shed:--}" "$slow" >>"$work/figures"
 	if [ -n "${TIMELINES:-}" ]; then
 		mkdir -p "$TIMELINES"
 		cp "$work/timeline" "$TIMELINES/$label-$round.txt"
@@ -62,5 +71,6 @@ for b in base this; do
 	done
 	printf '\n'
 done
-echo "runs (build, ack p50, p99 and max in ms, the worst second's p99 in ms, seconds whose p99 passed 50 ms, errors):"
+echo "runs (build, ack p50, p99 and max in ms, the worst second's p99 in ms, seconds whose p99 passed 50 ms, errors," \
+	"the server's refusals by reason, its commits over 50 ms):"
 cat "$work/figures"

@@ -190,6 +190,12 @@ class Promtool(unittest.TestCase):
             self.assertEqual(before['schedio_fleet_runqlat_seconds_bucket{le="+Inf"}'], posted)
             self.assertEqual(before['schedio_runqlat_seconds_count{host="grow.example",id="grow"}'],
                              3 * 400 + 3 * 7 + 6 * 3)
+            # the writer's commits: one histogram sample a batch, sequential posts are a batch each
+            self.assertEqual(before["schedio_ingest_commit_seconds_count"], before["schedio_ingest_batches_total"])
+            self.assertEqual(before["schedio_ingest_commit_seconds_count"], 12)
+            self.assertEqual(before['schedio_ingest_commit_seconds_bucket{le="+Inf"}'], 12)
+            self.assertGreater(before["schedio_ingest_commit_seconds_sum"], 0)
+            self.assertEqual(before["schedio_ingest_latency_seconds_count"], 12)
             # a resent report is a duplicate and adds nothing
             rep, _ = runqlat_report("grow", 6, t + 6000, 1000, [(50000, 7), (3000000, 3)])
             self.assertTrue(self.post(s, rep).json()["duplicate"])
