@@ -1,7 +1,7 @@
 /* stats.h - the server's own counters for /metrics: reports accepted,
  * duplicates, rejections by reason, load shed by reason, and the histograms
- * of the ingest latency and of the writer's commits. Plain atomics, so the hot path never takes a lock to
- * count. */
+ * of the ingest latency and of the writer's commits. Plain atomics, so the
+ * hot path never takes a lock to count. */
 #ifndef SCHEDIO_SERVER_INGEST_STATS_H
 #define SCHEDIO_SERVER_INGEST_STATS_H
 
