@@ -133,14 +133,14 @@ def run(args, timeout=120, **kw):
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
 
 
-def wait_for(pred, timeout=60, what="the rollup worker"):
-    """pred()'s first true value, polled every 0.5 s; AssertionError after timeout s."""
+def wait_for(pred, timeout=60, what="the rollup worker", every=0.5):
+    """pred()'s first true value, polled every `every` s; AssertionError after timeout s."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         v = pred()
         if v:
             return v
-        time.sleep(0.5)
+        time.sleep(every)
     raise AssertionError("timed out waiting for " + what)
 
 
