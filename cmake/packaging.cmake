@@ -36,7 +36,7 @@ set(CPACK_COMPONENT_AGENT_DESCRIPTION "schedio agent: runqueue latency and IO co
  per cgroup, inventories the host, and pushes reports to a schedio server
  through an on-disk spool. Also ships the schedio command line.")
 set(CPACK_DEBIAN_SERVER_PACKAGE_NAME schedio-server)
-set(CPACK_DEBIAN_SERVER_PACKAGE_DEPENDS "libc6 (>= 2.34), libmicrohttpd12, libsqlite3-0, libcjson1, libnettle8, zlib1g, libzstd1, libpq5")
+set(CPACK_DEBIAN_SERVER_PACKAGE_DEPENDS "libc6 (>= 2.34), libmicrohttpd12, libsqlite3-0, libcjson1, libnettle8, zlib1g, libdeflate0, libzstd1, libpq5")
 set(CPACK_COMPONENT_SERVER_DESCRIPTION "schedio server: fleet telemetry API, metrics and dashboard
  schedio-server stores schedio agents' reports and SSD benchmark results in
  SQLite and serves the HTTP API, Prometheus /metrics and the dashboard.")

@@ -14,7 +14,7 @@ packages=(
 	# which clang 14 drops, and arena address spaces, which clang-19 loses (deploy/scx-build-object.sh)
 	clang-22
 	libbpf-dev bpftool libelf-dev liburing-dev
-	libmicrohttpd-dev libsqlite3-dev libcjson-dev libcurl4-gnutls-dev zlib1g-dev libzstd-dev
+	libmicrohttpd-dev libsqlite3-dev libcjson-dev libcurl4-gnutls-dev zlib1g-dev libzstd-dev libdeflate-dev
 	libinih-dev libcmocka-dev nettle-dev libgnutls28-dev libpq-dev
 	# the CLI's static libbpf: sid's source package, checked by apt against Debian's keyring,
 	# unpacked by dpkg-source (dpkg-dev, below) and built (deploy/build-libbpf.sh)

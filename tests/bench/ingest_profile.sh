@@ -7,10 +7,12 @@
 # SECONDS_PER_RUN (default 20) s. perf's CPU-clock total over the window,
 # split by shared object (and malloc's share of libc, by symbol), divided by
 # the window's RATE x SECONDS_PER_RUN reports, gives µs of CPU per report for
-# each: the server's own code, libc, malloc, zstd, SQLite, libmicrohttpd,
-# cJSON, the kernel. Rounds (RUNS, default 3) alternate the builds; the table
-# is the median per build. Unlike a hot-loop microbenchmark it shows what
-# caches that other work keeps refilling cost. Needs perf (linux-perf).
+# each: the server's own code, libc, malloc, zstd, the gzip inflate, SQLite,
+# libmicrohttpd, cJSON, the kernel. MODE=gzip sends the reports
+# gzip-compressed, as agents do (inflate: zlib before session 32, libdeflate since).
+# Rounds (RUNS, default 3) alternate the builds; the table is the median per
+# build. Unlike a hot-loop microbenchmark it shows what caches that other
+# work keeps refilling cost. Needs perf (linux-perf).
 #   usage: tests/bench/ingest_profile.sh [BUILD_DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,6 +28,8 @@ secs=${SECONDS_PER_RUN:-20}
 warm=${WARM_S:-14}
 runs=${RUNS:-3}
 hosts=${HOSTS:-20000}
+gzip=
+[ "${MODE:-plain}" = gzip ] && gzip=--gzip
 export SCHEDIO_BUILD_REL=${1:-${SCHEDIO_BUILD_REL:-$top/build-rel}}
 work=$(mktemp -d /tmp/schedio-profile.XXXXXX)
 pid=
@@ -33,7 +37,7 @@ lg=
 trap '[ -n "$lg" ] && kill "$lg" 2>/dev/null; bench_server_stop; rm -rf "$work"' EXIT
 bench_build_rel "$work" schedio-server loadgen
 base=$(bench_baseline_build "$base_rev" "$work/base" schedio-server)
-parts="server libc malloc zstd sqlite mhd cjson kernel other"
+parts="server libc malloc zstd inflate sqlite mhd cjson kernel other"
 
 # one round of server binary $2, labelled $1: appends "LABEL PART US" lines to $work/figures
 one_run() {
@@ -41,7 +45,7 @@ one_run() {
 	rm -f "$work"/run.db*
 	bench_server_start "$work" "$server" "$work/run.db" --blob-dict-grace 0
 	"$rel/bench/loadgen" --url "$url" --rate "$rate" --duration $((warm + secs + 2)) --hosts "$hosts" \
-		--concurrency 512 >"$work/lg.out" 2>&1 &
+		--concurrency 512 $gzip >"$work/lg.out" 2>&1 &
 	lg=$!
 	sleep "$warm"
 	perf record -q -F 2000 -p "$pid" -o "$work/perf.data" -- sleep "$secs" >/dev/null 2>&1
@@ -59,7 +63,8 @@ one_run() {
 		{ pct = $2; sub(/%/, "", pct); us = ns * pct / 100 / 1000 / n }
 		$1 == "dso" { p = $3
 			if (p ~ /^schedio-server/) p = "server"; else if (p ~ /^libc\./) p = "libc"
-			else if (p ~ /zstd/) p = "zstd"; else if (p ~ /sqlite/) p = "sqlite"
+			else if (p ~ /zstd/) p = "zstd"; else if (p ~ /^libz\.|^libdeflate/) p = "inflate"
+			else if (p ~ /sqlite/) p = "sqlite"
 			else if (p ~ /microhttpd/) p = "mhd"; else if (p ~ /cjson/) p = "cjson"
 			else if (p ~ /kernel/) p = "kernel"; else p = "other"
 			a[p] += us; tot += us }
@@ -68,7 +73,7 @@ one_run() {
 		>>"$work/figures"
 }
 
-echo "== server CPU per report by library: $rate reports/s, $secs s sampled after $warm s, $runs rounds; base $base_rev"
+echo "== server CPU per report by library: $rate ${MODE:-plain} reports/s, $secs s sampled after $warm s, $runs rounds; base $base_rev"
 : >"$work/figures"
 for _ in $(seq "$runs"); do
 	one_run base "$base/bin/schedio-server"

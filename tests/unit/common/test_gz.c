@@ -1,6 +1,8 @@
 /* test_gz.c - gzip in and out: round trips, the output cap that stops gzip
  * bombs, truncated or corrupt input refused rather than half-read, members
- * concatenated, and a body exactly at the cap or one byte past it.
+ * concatenated, and a body exactly at the cap or one byte past it; a
+ * caller's own buffer (too small, or larger than the cap), the thread's kept
+ * state reused after a corrupt body, and a size hint a body cannot inflate.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -98,6 +100,51 @@ static void test_gz_members_and_the_cap(void **state)
 	free(b);
 }
 
+/* A caller's buffer: grown when short, the cap still holding when it is larger than
+ * the cap, and the thread's state reused after a corrupt body without harm. */
+static void test_gz_into_a_callers_buffer(void **state)
+{
+	char text[50000], *gz = NULL, *buf, *junk;
+	size_t gzlen = 0, cap, len = 0;
+
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (char)('a' + (i * 31 + i / 7) % 26);
+	assert_int_equal(gz_deflate(text, sizeof(text), &gz, &gzlen), 0);
+	/* its last member's recorded size: the whole text and its NUL */
+	assert_int_equal(gz_inflated_hint(gz, gzlen, 1u << 20), sizeof(text) + 1);
+	assert_int_equal(gz_inflated_hint(gz, gzlen, 100), 101);
+	/* too small a buffer grows */
+	cap = 16;
+	buf = malloc(cap);
+	assert_non_null(buf);
+	assert_int_equal(gz_inflate_buf(gz, gzlen, 1u << 20, &buf, &cap, &len), 0);
+	assert_int_equal(len, sizeof(text));
+	assert_true(cap > len);
+	assert_memory_equal(buf, text, sizeof(text));
+	assert_int_equal(buf[len], '\0');
+	/* a buffer larger than the cap: the cap still refuses */
+	assert_int_equal(gz_inflate_buf(gz, gzlen, sizeof(text) - 1, &buf, &cap, &len), -E2BIG);
+	assert_int_equal(gz_inflate_buf(gz, gzlen, sizeof(text), &buf, &cap, &len), 0);
+	assert_int_equal(len, sizeof(text));
+	/* corrupt and truncated bodies leave the thread's state fit for the next one */
+	junk = malloc(gzlen);
+	assert_non_null(junk);
+	memcpy(junk, gz, gzlen);
+	junk[gzlen / 2] ^= 0x55;
+	assert_int_equal(gz_inflate_buf(junk, gzlen, 1u << 20, &buf, &cap, &len), -EINVAL);
+	assert_int_equal(gz_inflate_buf(gz, gzlen / 2, 1u << 20, &buf, &cap, &len), -EINVAL);
+	memset(buf, 'x', cap);
+	assert_int_equal(gz_inflate_buf(gz, gzlen, 1u << 20, &buf, &cap, &len), 0);
+	assert_int_equal(len, sizeof(text));
+	assert_memory_equal(buf, text, sizeof(text));
+	free(buf);
+	/* a recorded size past what deflate can reach from these bytes is not believed */
+	gz[gzlen - 1] = (char)0x7f;
+	assert_true(gz_inflated_hint(gz, gzlen, SIZE_MAX / 2) <= gzlen * 4 + 1024);
+	free(junk);
+	free(gz);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -105,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_gz_bomb_stops_at_cap),
 		cmocka_unit_test(test_gz_truncated_and_corrupt_are_refused),
 		cmocka_unit_test(test_gz_members_and_the_cap),
+		cmocka_unit_test(test_gz_into_a_callers_buffer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
