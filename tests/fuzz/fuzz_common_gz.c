@@ -8,10 +8,10 @@
  * corrupt) must match too, but for a body that is both: the two libraries
  * check a match's length and its distance in different orders. gz_inflate
  * grows its buffer in steps and checks the cap after each, so this checks
- * that the steps change nothing. The same
- * body then goes through gz_inflate_buf into a caller's buffer of a size the
- * first byte also picks (as the server brings a kept one), with the same
- * answer; both reuse the thread's zlib state, input after input.
+ * that the steps change nothing. The same body then goes through
+ * gz_inflate_buf into a caller's buffer of a size the first byte also picks
+ * (as the server brings a kept one), with the same answer; both reuse the
+ * thread's decompressor, input after input.
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -2,7 +2,8 @@
  * bombs, truncated or corrupt input refused rather than half-read, members
  * concatenated, and a body exactly at the cap or one byte past it; a
  * caller's own buffer (too small, or larger than the cap), the thread's kept
- * state reused after a corrupt body, and a size hint a body cannot inflate.
+ * state reused after a corrupt body, a size hint a body cannot inflate, and a
+ * member header's own CRC checked.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "common/gz.h"
 
@@ -145,6 +147,41 @@ static void test_gz_into_a_callers_buffer(void **state)
 	free(gz);
 }
 
+/* A member header with a name and its own CRC (FHCRC): read when the CRC matches,
+ * refused as corrupt when it does not, as zlib does (libdeflate alone skips it). */
+static void test_gz_header_crc_checked(void **state)
+{
+	static const char text[] = "{\"schema\":\"schedio.report.v1\"}";
+	unsigned char *body;
+	char *gz = NULL, *out = NULL;
+	size_t gzlen = 0, hl = 0, outlen = 0;
+	uLong crc;
+
+	assert_int_equal(gz_deflate(text, sizeof(text) - 1, &gz, &gzlen), 0);
+	assert_int_equal((unsigned char)gz[3], 0); /* zlib writes a bare 10-byte header */
+	body = malloc(gzlen + 32);
+	assert_non_null(body);
+	memcpy(body, gz, 10);
+	body[3] = 0x02 | 0x08; /* FHCRC | FNAME */
+	hl = 10;
+	memcpy(body + hl, "r.json", 7);
+	hl += 7;
+	crc = crc32(0, body, (uInt)hl);
+	body[hl++] = (unsigned char)(crc & 0xff);
+	body[hl++] = (unsigned char)((crc >> 8) & 0xff);
+	memcpy(body + hl, gz + 10, gzlen - 10);
+	assert_int_equal(gz_inflate(body, hl + gzlen - 10, 1024, &out, &outlen), 0);
+	assert_int_equal(outlen, sizeof(text) - 1);
+	assert_memory_equal(out, text, outlen);
+	free(out);
+	out = NULL;
+	body[hl - 1] ^= 0x01;
+	assert_int_equal(gz_inflate(body, hl + gzlen - 10, 1024, &out, &outlen), -EINVAL);
+	assert_null(out);
+	free(body);
+	free(gz);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_gz_truncated_and_corrupt_are_refused),
 		cmocka_unit_test(test_gz_members_and_the_cap),
 		cmocka_unit_test(test_gz_into_a_callers_buffer),
+		cmocka_unit_test(test_gz_header_crc_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
