@@ -80,7 +80,7 @@ async function postSteady(url, h, now) {
 // The heatmap's lowest and highest latency row (log2 ns) and its cell count.
 const heatRows = (page) => page.evaluate(() => {
   const c = document.querySelector('#app canvas');
-  const cells = window.Chart.getChart(c).data.datasets.find((d) => d.type === 'matrix' || (d.data[0] && 'v' in d.data[0])).data;
+  const cells = window.Chart.getChart(c).data.datasets.find((d) => d.type === 'heatcells' || (d.data[0] && 'v' in d.data[0])).data;
   return { lo: Math.min(...cells.map((p) => p.y)), hi: Math.max(...cells.map((p) => p.y)), n: cells.length };
 });
 

@@ -68,6 +68,11 @@ try {
     t.ok(st.loading === 0, `${p.name}: nothing left loading`);
     t.ok(cs.length >= p.minCharts, `${p.name}: ${cs.length} charts (at least ${p.minCharts})`);
     t.ok(bad.length === 0, `${p.name}: every chart has data and paint ${JSON.stringify(bad)}`);
+    if (p.name === 'host-24h') {
+      const tiles = await heatTiles(page);
+      t.ok(tiles && tiles.pairs > 100 && tiles.gaps.length === 0,
+        `host-24h: the heatmap's cells tile its plot, each touching its neighbour in time and in latency (${JSON.stringify(tiles)})`);
+    }
     await screenshot(page, `${p.name}-light`);
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.waitForTimeout(50);
@@ -229,4 +234,45 @@ async function loadCurves(page) {
     const bytes = file ? fs.statSync(file).size : 0;
     t.ok(bytes > 0 && !(await dl.failure()), `read token: a result file downloads with the token (${dl.suggestedFilename()}, ${bytes} bytes)`);
   }
+}
+
+// How the heatmap's cells lie on its canvas: for every pair of cells next to
+// each other in time (one step apart) or in latency (one row apart), whether
+// they touch without a gap and overlap by at most a pixel. The step and the
+// row are read off the data (the smallest distance between cells), not from
+// the chart's own arithmetic. Returns {pairs, gaps: the first few that do not}.
+function heatTiles(page) {
+  return page.evaluate(() => {
+    const c = document.querySelector('canvas[aria-label^="Runqueue latency heatmap"]');
+    const chart = c && window.Chart.getChart(c);
+    if (!chart) return null;
+    const i = chart.data.datasets.findIndex((d) => d.data[0] && 'v' in d.data[0]);
+    const cells = chart.data.datasets[i].data, els = chart.getDatasetMeta(i).data;
+    const least = (vals) => {
+      const s = [...new Set(vals)].sort((a, b) => a - b);
+      let d = Infinity;
+      for (let k = 1; k < s.length; k++) d = Math.min(d, s[k] - s[k - 1]);
+      return d;
+    };
+    const step = least(cells.map((p) => p.x)), row = least(cells.map((p) => p.y));
+    const key = (x, y) => `${x}|${Math.round(y / row)}`;
+    const at = new Map(cells.map((p, k) => [key(p.x, p.y), els[k]]));
+    let pairs = 0;
+    const gaps = [];
+    cells.forEach((p, k) => {
+      const a = els[k];
+      const right = at.get(key(p.x + step, p.y)), up = at.get(key(p.x, p.y + row));
+      if (right) {
+        pairs++;
+        const d = a.x + a.width - right.x;
+        if (d < 0 || d > 1) gaps.push({ t: p.x, y: p.y, dx: +d.toFixed(2) });
+      }
+      if (up) { // a higher latency is higher on the canvas: a smaller pixel y
+        pairs++;
+        const d = up.y + up.height - a.y;
+        if (d < 0 || d > 1) gaps.push({ t: p.x, y: p.y, dy: +d.toFixed(2) });
+      }
+    });
+    return { pairs, step, gaps: gaps.slice(0, 5) };
+  });
 }

@@ -12,8 +12,13 @@ if (matrix) Chart.register(matrix.MatrixController, matrix.MatrixElement);
 export const PALETTE = ['#3b82f6', '#ef4444', '#f59e0b', '#10b981', '#8b5cf6', '#ec4899', '#06b6d4', '#84cc16', '#f97316', '#64748b'];
 export const color = (i) => PALETTE[i % PALETTE.length];
 
+// A color of the page's CSS. Read once per theme: reading computed style
+// while a page is being built forces a style recalculation each time, and
+// every chart asks for the same few colors.
+const themeVars = new Map();
 export function cssVar(name) {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  if (!themeVars.has(name)) themeVars.set(name, getComputedStyle(document.documentElement).getPropertyValue(name).trim());
+  return themeVars.get(name);
 }
 
 // '#rrggbb' with an alpha, as canvas fill styles take it.
@@ -39,6 +44,7 @@ function themeOptions(options) {
 }
 
 function applyTheme() {
+  themeVars.clear();
   Chart.defaults.color = cssVar('--muted');
   Chart.defaults.borderColor = cssVar('--grid');
   Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;

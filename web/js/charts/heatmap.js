@@ -6,6 +6,7 @@
 import * as fmt from '../format.js';
 import { bucketRow, ROWS_PER_OCTAVE } from '../hist.js';
 import { cssVar, rgba } from './base.js';
+import './heatcells.js';
 
 const LINES = [['p50_ns', 'p50', '#10b981'], ['p90_ns', 'p90', '#f59e0b'], ['p99_ns', 'p99', '#ef4444']];
 
@@ -34,22 +35,24 @@ export function heatmapConfig(resp) {
   const ymin = Math.floor(minRow), ymax = Math.ceil(maxRow + 1 / ROWS_PER_OCTAVE);
   const xmin = resp.from, xmax = resp.to;
   const accent = cssVar('--heat');
+  // a cell's color: the share of its interval's top cell, in 50 shades
+  const shades = Array.from({ length: 51 }, (_, i) => rgba(accent, 0.1 + 0.9 * Math.sqrt(i / 50)));
+  for (const cell of cells) cell.c = shades[Math.round(cell.r * 50)];
   const line = (field) => resp.series.filter((p) => p[field] > 0).map((p) => ({ x: p.t + step / 2, y: Math.log2(p[field]) }));
 
   return {
     data: {
       datasets: [
         {
-          type: 'matrix',
+          type: 'heatcells',
           label: 'share of samples',
           data: cells,
-          backgroundColor: (c) => {
-            const d = c.dataset.data[c.dataIndex];
-            return d ? rgba(accent, 0.1 + 0.9 * Math.sqrt(d.r)) : 'transparent';
-          },
+          parsing: false,
+          cellX: step,
+          cellY: 1 / ROWS_PER_OCTAVE,
+          // what a tooltip's color box and a hovered cell are drawn with
+          backgroundColor: (c) => (c.raw ? c.raw.c : 'transparent'),
           borderWidth: 0,
-          width: ({ chart }) => Math.max(1, ((chart.chartArea || {}).width || 0) * step / (xmax - xmin) + 0.5),
-          height: ({ chart }) => Math.max(1, ((chart.chartArea || {}).height || 0) / ((ymax - ymin) * ROWS_PER_OCTAVE) + 0.5),
           order: 2,
         },
         ...LINES.map(([field, label, col]) => ({
