@@ -4,7 +4,7 @@
 # largest response, each against the empty Submit page as baseline. The
 # browser test does the measuring; this runs it with the benchmark env.
 #
-# With BASE=REV, git revision REV is built too (server and dashboard, in
+# With BASE=REV, git revision REV is built too (server, agent and dashboard, in
 # Release) and the two are measured in turn, ROUNDS times each (default 3),
 # so both see the same machine; the medians of each figure over the rounds
 # are printed per build.
@@ -18,8 +18,8 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-bench_build_rel "$work" schedio-server schedio_web
-base=$(bench_baseline_build "$BASE" "${BENCH_CACHE:-/tmp/schedio-bench-baseline}" schedio-server schedio_web)
+bench_build_rel "$work" schedio-server schedio-agent schedio_web
+base=$(bench_baseline_build "$BASE" "${BENCH_CACHE:-/tmp/schedio-bench-baseline}" schedio-server schedio-agent schedio_web)
 rounds=${ROUNDS:-3}
 for r in $(seq "$rounds"); do
 	for which in base this; do
