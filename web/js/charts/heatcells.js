@@ -19,20 +19,18 @@ function pixels(scale, span) {
 }
 
 class HeatCellsController extends (matrix ? matrix.MatrixController : Chart.DatasetController) {
-  updateElements(elements, start, count, mode) {
+  updateElements(elements, start, count) {
     const { xScale, yScale } = this._cachedMeta;
     if (!xScale || !yScale) return;
     const ds = this.getDataset();
     const width = pixels(xScale, ds.cellX), height = pixels(yScale, ds.cellY);
-    const reset = mode === 'reset';
     const styles = new Map(); // one options object per color
     for (let i = start; i < start + count; i++) {
       const p = this.getParsed(i), raw = ds.data[i];
       let options = styles.get(raw.c);
       if (!options) styles.set(raw.c, (options = { backgroundColor: raw.c, borderWidth: 0, borderRadius: 0 }));
-      const x = reset ? xScale.getBasePixel() : xScale.getPixelForValue(p.x);
-      const y = reset ? yScale.getBasePixel() : yScale.getPixelForValue(p.y);
-      // no animations on the dashboard: the properties are set directly
+      const x = xScale.getPixelForValue(p.x), y = yScale.getPixelForValue(p.y);
+      // no animations on the dashboard (nor a reset pose): the properties are set directly
       Object.assign(elements[i], { x: x - width / 2, y: y - height / 2, width, height, options });
     }
   }
