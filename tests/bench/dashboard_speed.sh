@@ -25,7 +25,7 @@ for r in $(seq "$rounds"); do
 	for which in base this; do
 		b=$rel
 		[ "$which" = base ] && b=$base
-		# the test is this tree's in both runs: only the server and the dashboard differ
+		# the test is this tree's in both runs: only the server, agent and dashboard differ
 		SCHEDIO_BUILD=$b SCHEDIO_BIN=$b/bin node "$test" >"$work/$which.$r" 2>&1 || true
 		echo "round $r $which: $(grep '^# SUMMARY' "$work/$which.$r" || tail -3 "$work/$which.$r")"
 	done

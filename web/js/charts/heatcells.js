@@ -57,5 +57,7 @@ class HeatCellsController extends (matrix ? matrix.MatrixController : Chart.Data
 }
 HeatCellsController.id = 'heatcells';
 HeatCellsController.defaults = { dataElementType: 'matrix', animations: false };
-if (matrix) HeatCellsController.overrides = matrix.MatrixController.overrides;
-if (matrix) Chart.register(HeatCellsController);
+if (matrix) {
+  HeatCellsController.overrides = matrix.MatrixController.overrides;
+  Chart.register(HeatCellsController);
+}
